@@ -1,0 +1,464 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * Antinomie: capture of perf_event_open(2) calls into per-CPU rings that
+ * user space maps from /dev/antinomie.
+ *
+ * This is the canonical copy, kept as abi/antinomie.h in the Antinomie
+ * repository; the uapi header of the kernel series must be byte-identical
+ * to it. Layouts are checked by BUILD_BUG_ON()s in the
+ * kernel, by const asserts in the Rust mirror (crate antinomie-abi), and by
+ * a test that compiles this header and compares every size, offset and
+ * constant with that mirror.
+ *
+ * Conventions: fields are fixed width and naturally aligned, with no
+ * implicit padding. Every structure states its own size so that it can
+ * grow: records and capture items in hdr_size, bodies and the meta page in
+ * a size field, ioctl arguments in _IOC_SIZE(cmd) and their size field.
+ * Readers locate what follows a structure by that size, never by sizeof(),
+ * and ignore trailing bytes they do not know. A field named reserved is
+ * zero when the kernel writes it and must be zero when passed to it.
+ * Enumerated values start at 1, so zeroed memory never holds a valid one;
+ * loss reasons are array indices and start at 0.
+ */
+#ifndef _UAPI_LINUX_ANTINOMIE_H
+#define _UAPI_LINUX_ANTINOMIE_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define ANTINOMIE_ABI_VERSION		1
+/* Reads "ANTI" in a hex dump of a little-endian meta page. */
+#define ANTINOMIE_MAGIC			0x49544e41U
+
+/*
+ * RINGS AND MAPPINGS
+ *
+ * Opening /dev/antinomie needs CAP_PERFMON or CAP_SYS_ADMIN. Each possible
+ * CPU has one ring; ANTINOMIE_IOC_GET_INFO reports the geometry. The ring
+ * of CPU n is at mmap offsets [n * mmap_stride, n * mmap_stride +
+ * mmap_size), in this order:
+ *
+ *   0                meta page      struct antinomie_meta      read-only
+ *   consumer_offset  consumer page  struct antinomie_consumer  read-write
+ *   data_offset      data pages, then the same pages again     read-only
+ *
+ * consumer_offset is one page, data_offset two pages and mmap_size is
+ * data_offset + 2 * data_size, but use the values reported. Mapping the
+ * data pages twice in a row, as BPF ring buffers do, keeps every record
+ * contiguous: the record at position pos starts at data_offset +
+ * (pos & (data_size - 1)) and never has to be reassembled.
+ *
+ * A mapping must be MAP_SHARED and lie within one CPU's ring. Only the
+ * consumer page may be writable, no page executable, and mprotect() cannot
+ * upgrade a read-only mapping. Refused: EPERM for write or exec, EINVAL for
+ * a private or out-of-range mapping, ENODEV for a CPU that is not possible.
+ * Rings are zeroed when allocated, so no stale kernel memory shows.
+ *
+ * MEMORY ORDERING
+ *
+ * A ring has one producer, the kernel, and one consumer. The producer runs
+ * only in perf_event_open() on the ring's CPU, with preemption disabled
+ * from its clock read to (A). Interrupts and NMIs never enter a syscall,
+ * so nothing else produces on that CPU meanwhile, and the reservation
+ * needs no lock and no atomic read-modify-write. Positions are
+ * free-running u64 byte counts that do not wrap in practice; the record
+ * at position pos sits at data offset pos & (data_size - 1).
+ *
+ * (A) Producer: write the whole record, then the meta counters, then
+ *     smp_store_release(&meta->producer_pos, pos + size). Pairs with (B).
+ * (B) Consumer: load-acquire meta->producer_pos, then read the records in
+ *     [consumer_pos, producer_pos). Pairs with (A).
+ * (C) Consumer: after its last read of those records' bytes, store-release
+ *     the new consumer->consumer_pos. Pairs with (D). poll() compares the
+ *     positions itself, so store before sleeping in it.
+ * (D) Producer: smp_load_acquire(&consumer->consumer_pos) before writing
+ *     into the space it frees. Pairs with (C): the producer never
+ *     overwrites bytes the consumer may still be reading.
+ *
+ * The size word has no BUSY or DISCARD bits, unlike BPF ring buffers: with
+ * a single producer a record becomes visible only at (A), once complete,
+ * and it is never abandoned after reservation, because the user-memory
+ * reads that can fault or sleep all happen before it.
+ *
+ * The consumer position is untrusted. At (D) it is valid iff
+ * producer_pos - consumer_pos <= data_size in u64 arithmetic, so a value
+ * ahead of producer_pos or more than data_size behind it is invalid; its
+ * alignment is not checked, as a misplaced value misleads only the
+ * consumer. The kernel never reads the data area back, so no value can
+ * make it touch memory outside the ring. While the position is invalid
+ * the ring counts as full: records are dropped and counted under
+ * ANTINOMIE_LOST_BAD_CONSUMER, with no warning and producer_pos unchanged.
+ * The first valid value read ends this. The kernel writes consumer_pos
+ * only when it reinitialises a ring (ANTINOMIE_IOC_SET_RING_SIZE).
+ */
+
+/* Loss reasons: indices into the lost[] arrays. */
+#define ANTINOMIE_LOST_RING_FULL	0
+#define ANTINOMIE_LOST_BAD_CONSUMER	1
+/* Length of the lost[] arrays; unused slots stay 0. */
+#define ANTINOMIE_LOST_NR_SLOTS		8
+
+/**
+ * struct antinomie_meta - meta page of a ring, read-only to user space
+ * @magic: ANTINOMIE_MAGIC.
+ * @abi_version: ANTINOMIE_ABI_VERSION of the kernel.
+ * @meta_size: bytes of this structure.
+ * @cpu: CPU of this ring.
+ * @data_size: bytes of the data area, a power of two and a multiple of
+ *	the page size.
+ * @consumer_offset: offset of the consumer page in the ring's mapping.
+ * @data_offset: offset of the data pages in the ring's mapping.
+ * @producer_pos: end of the last complete record; see MEMORY ORDERING
+ *	(A) and (B).
+ * @produced: ENTRY and EXIT records written to this ring.
+ * @lost: ENTRY and EXIT records dropped on this ring, indexed by
+ *	ANTINOMIE_LOST_*.
+ *
+ * @produced is updated before (A), so after (B) it counts at least the
+ * records up to @producer_pos. @lost is updated at each drop, which moves
+ * no position. Each counter is one u64 store: read it with a relaxed
+ * atomic load. All start at 0 when the ring is set up.
+ */
+struct antinomie_meta {
+	__u32	magic;
+	__u32	abi_version;
+	__u32	meta_size;
+	__u32	cpu;
+	__u64	data_size;
+	__u64	consumer_offset;
+	__u64	data_offset;
+	__u64	producer_pos;
+	__u64	produced;
+	__u64	lost[ANTINOMIE_LOST_NR_SLOTS];
+};
+
+/**
+ * struct antinomie_consumer - consumer page of a ring, writable by user
+ *	space; the kernel reads nothing else from that page
+ * @consumer_pos: end of the last record the consumer is done with; see
+ *	MEMORY ORDERING (C) and (D).
+ */
+struct antinomie_consumer {
+	__u64	consumer_pos;
+};
+
+/*
+ * RECORDS
+ *
+ * A record starts at an ANTINOMIE_RECORD_ALIGN-aligned position with
+ * struct antinomie_record_header; its body starts hdr_size bytes in:
+ *
+ *   ENTRY  struct antinomie_entry, then nr_items capture items
+ *   EXIT   struct antinomie_exit, then nr_items capture items
+ *   LOST   struct antinomie_lost
+ *
+ * The items start size bytes into the body. Each is struct
+ * antinomie_capture with copied_len bytes of data at its hdr_size,
+ * zero-padded so that the next item starts size bytes after it. A reader
+ * skips a record type or capture kind it does not know by its size, and
+ * checks that sizes nest and stay within [consumer_pos, producer_pos).
+ *
+ * A captured call gives one ENTRY and one EXIT with the same call_id, on
+ * one ring or two, as the task can migrate between them. Within a ring
+ * time_ns never decreases: the clock is read with preemption disabled just
+ * before reservation. ANTINOMIE_IOC_DISABLE stops the capture of new
+ * calls; a call whose ENTRY was written or lost still produces its EXIT.
+ *
+ * No silent loss: a record that does not fit is dropped and counted in the
+ * ring's meta lost[reason]. Before the next record written to that ring,
+ * the producer writes a LOST record with the counts since the previous
+ * LOST record; if that does not fit, the next record is dropped as well.
+ * LOST records are not counted themselves. So per ring, each ENTRY and
+ * EXIT is counted once: in meta produced (and is in the ring) or in one
+ * meta lost[] slot (and is, or will be, in one LOST record). The losses
+ * not reported yet are meta lost[r] minus the sum of the LOST records'.
+ */
+#define ANTINOMIE_RECORD_ALIGN		8
+
+/* struct antinomie_record_header.type */
+#define ANTINOMIE_RECORD_ENTRY		1
+#define ANTINOMIE_RECORD_EXIT		2
+#define ANTINOMIE_RECORD_LOST		3
+
+/*
+ * struct antinomie_record_header.flags: the call came through a compat
+ * (ia32 or x32) entry, so args hold 32-bit values and pointers.
+ */
+#define ANTINOMIE_RECORD_F_COMPAT	(1U << 0)
+
+/**
+ * struct antinomie_record_header - start of every record
+ * @size: bytes of the whole record, header included; a multiple of
+ *	ANTINOMIE_RECORD_ALIGN. The next record starts @size bytes later.
+ * @type: ANTINOMIE_RECORD_*.
+ * @hdr_size: bytes of this header; the body starts here.
+ * @flags: ANTINOMIE_RECORD_F_*.
+ * @call_id: id of the call, shared by its ENTRY and EXIT, from a global
+ *	counter starting at 1; 0 in LOST records.
+ * @time_ns: CLOCK_MONOTONIC (initial time namespace) read just before the
+ *	record was reserved.
+ * @pid: thread-group id of the caller in the initial pid namespace; 0 in
+ *	LOST records.
+ * @tid: thread id of the caller, likewise.
+ * @cpu: CPU whose ring holds the record.
+ * @syscall_nr: syscall number as syscall_get_nr() reports it (298 on
+ *	x86-64, 336 from ia32); 0 in LOST records.
+ */
+struct antinomie_record_header {
+	__u32	size;
+	__u32	type;
+	__u32	hdr_size;
+	__u32	flags;
+	__u64	call_id;
+	__u64	time_ns;
+	__u32	pid;
+	__u32	tid;
+	__u32	cpu;
+	__u32	syscall_nr;
+};
+
+/**
+ * struct antinomie_entry - body of an ENTRY record, written when the call
+ *	begins, before the kernel reads any argument itself
+ * @size: bytes of this structure; the capture items start here.
+ * @nr_items: capture items that follow; perf_event_open() has one, for
+ *	argument 0 (attr_uptr), whatever its status.
+ * @args: the six argument registers as syscall_get_arguments() reads them
+ *	(zero-extended from a compat entry).
+ */
+struct antinomie_entry {
+	__u32	size;
+	__u32	nr_items;
+	__u64	args[6];
+};
+
+/* struct antinomie_capture.kind: a struct perf_event_attr. */
+#define ANTINOMIE_KIND_PERF_EVENT_ATTR	1
+
+/*
+ * struct antinomie_capture.status. For PERF_EVENT_ATTR the entry hook
+ * reads what perf_copy_attr() is about to read and nothing more, so that
+ * capture adds no user-visible access (a userfaultfd event, say). With
+ * eff = declared_size ? declared_size : 64 (PERF_ATTR_SIZE_VER0) and
+ * attr_max = sizeof(struct perf_event_attr), 136 on 6.12:
+ *
+ * COMPLETE:       64 <= eff <= attr_max; copied_len = eff.
+ * NULL_PTR:       the pointer is 0; nothing is read.
+ * FAULT:          a read faulted at fault_offset. copied_len bytes from
+ *                 offset 0 were read: none with SIZE_FAULT, attr_max for a
+ *                 fault in the tail beyond attr_max, else fault_offset.
+ * TRUNCATED:      attr_max < eff <= PAGE_SIZE; copied_len = attr_max, and
+ *                 TAIL_ZERO or TAIL_NONZERO describes bytes [attr_max, eff).
+ * INVALID_SIZE:   eff < 64 or eff > PAGE_SIZE. perf_copy_attr() reads
+ *                 nothing more and fails with E2BIG, so copied_len = 0.
+ * NOT_APPLICABLE: the kernel does not read the pointee in this call: flags
+ *                 outside PERF_FLAG_ALL fail with EINVAL first.
+ */
+#define ANTINOMIE_STATUS_COMPLETE	1
+#define ANTINOMIE_STATUS_NULL_PTR	2
+#define ANTINOMIE_STATUS_FAULT		3
+#define ANTINOMIE_STATUS_TRUNCATED	4
+#define ANTINOMIE_STATUS_INVALID_SIZE	5
+#define ANTINOMIE_STATUS_NOT_APPLICABLE	6
+
+/*
+ * struct antinomie_capture.flags. TAIL_ZERO and TAIL_NONZERO give the
+ * kernel's E2BIG criterion for eff > attr_max: only a non-zero tail fails.
+ * SIZE_FAULT: reading the size word itself faulted, so declared_size is 0
+ * and meaningless. KERNEL_COPY: the data is the kernel's own copy, as
+ * perf_copy_attr() left it, not user memory.
+ */
+#define ANTINOMIE_CAPTURE_F_TAIL_ZERO		(1U << 0)
+#define ANTINOMIE_CAPTURE_F_TAIL_NONZERO	(1U << 1)
+#define ANTINOMIE_CAPTURE_F_SIZE_FAULT		(1U << 2)
+#define ANTINOMIE_CAPTURE_F_KERNEL_COPY		(1U << 3)
+
+/**
+ * struct antinomie_capture - header of one captured pointee
+ * @size: bytes of the item: this header, the data and its padding to
+ *	ANTINOMIE_RECORD_ALIGN. The next item starts @size bytes later.
+ * @hdr_size: bytes of this header; the data starts here.
+ * @arg: index (0-5) of the argument that points to the pointee.
+ * @kind: ANTINOMIE_KIND_*, what the pointee is.
+ * @status: ANTINOMIE_STATUS_*, how reading it went.
+ * @flags: ANTINOMIE_CAPTURE_F_*.
+ * @declared_size: the pointee's own size field as read (for an attr, the
+ *	u32 at offset 4, before the kernel maps 0 to 64).
+ * @copied_len: bytes of data that follow.
+ * @fault_offset: with ANTINOMIE_STATUS_FAULT, the offset from the
+ *	pointee's start of the first byte that could not be read (4 with
+ *	SIZE_FAULT); otherwise 0.
+ * @reserved: zero.
+ */
+struct antinomie_capture {
+	__u32	size;
+	__u32	hdr_size;
+	__u32	arg;
+	__u32	kind;
+	__u32	status;
+	__u32	flags;
+	__u32	declared_size;
+	__u32	copied_len;
+	__u32	fault_offset;
+	__u32	reserved;
+};
+
+/*
+ * struct antinomie_exit.flags.
+ *
+ * SIZE_READ: the call failed with E2BIG and required_size holds the u32
+ * read back from attr_uptr->size after it (unset if that read faulted).
+ * SIZE_WRITTEN: that E2BIG came from the size checks of perf_copy_attr(),
+ * which store sizeof(struct perf_event_attr) there but ignore a fault, so
+ * required_size may still show the caller's value. Without it the E2BIG
+ * came from perf_event_validate_size(), which writes nothing.
+ * ATTR_COPIED: perf_copy_attr() succeeded, and the kernel compared its
+ * copy with the entry capture.
+ * ATTR_MISMATCH: they differ, because user memory changed between the two
+ * reads: the bytes differ, or the entry capture holds no whole attr (it
+ * faulted, say, where the kernel's read did not). What perf_copy_attr()
+ * rewrites does not count: size when 0, sample_max_stack when 0, and the
+ * privilege-level bits of branch_sample_type when it had none. The EXIT
+ * then carries one item: arg 0, PERF_EVENT_ATTR, COMPLETE, KERNEL_COPY,
+ * the size the kernel used in declared_size and min(it, attr_max) bytes.
+ * ENTRY_LOST: this call's ENTRY was dropped, and counted, so a reader
+ * must not wait for it.
+ */
+#define ANTINOMIE_EXIT_F_SIZE_READ	(1U << 0)
+#define ANTINOMIE_EXIT_F_SIZE_WRITTEN	(1U << 1)
+#define ANTINOMIE_EXIT_F_ATTR_COPIED	(1U << 2)
+#define ANTINOMIE_EXIT_F_ATTR_MISMATCH	(1U << 3)
+#define ANTINOMIE_EXIT_F_ENTRY_LOST	(1U << 4)
+
+/**
+ * struct antinomie_exit - body of an EXIT record, written when the call
+ *	returns
+ * @size: bytes of this structure; the capture items start here.
+ * @flags: ANTINOMIE_EXIT_F_*.
+ * @ret: the syscall's return value: a new fd, or a negative errno.
+ * @duration_ns: from the end of the entry hook to the start of the exit
+ *	hook, which leaves the capture's own work out.
+ * @required_size: with ANTINOMIE_EXIT_F_SIZE_READ, attr_uptr->size as read
+ *	after the call; otherwise 0.
+ * @nr_items: capture items that follow.
+ */
+struct antinomie_exit {
+	__u32	size;
+	__u32	flags;
+	__s64	ret;
+	__u64	duration_ns;
+	__u32	required_size;
+	__u32	nr_items;
+};
+
+/**
+ * struct antinomie_lost - body of a LOST record
+ * @size: bytes of this structure.
+ * @reserved: zero.
+ * @first_time_ns: the time_ns the first dropped record would have had.
+ * @last_time_ns: likewise for the last one; the LOST record's own time_ns
+ *	is not earlier.
+ * @min_call_id: smallest call_id among the dropped records.
+ * @max_call_id: largest call_id among them. An ENTRY without EXIT whose
+ *	id is in the range of some LOST record may have lost its EXIT rather
+ *	than still be running.
+ * @lost: ENTRY and EXIT records dropped on this ring since the previous
+ *	LOST record, indexed by ANTINOMIE_LOST_*.
+ */
+struct antinomie_lost {
+	__u32	size;
+	__u32	reserved;
+	__u64	first_time_ns;
+	__u64	last_time_ns;
+	__u64	min_call_id;
+	__u64	max_call_id;
+	__u64	lost[ANTINOMIE_LOST_NR_SLOTS];
+};
+
+/*
+ * IOCTLS on /dev/antinomie, type 0xA6, numbers 0x00-0x0f.
+ *
+ * GET_INFO and GET_COUNTERS take an extensible structure: the kernel
+ * matches the command by type, number and direction, takes the caller's
+ * structure size from _IOC_SIZE(cmd) (at least the size defined here),
+ * writes min(that, its own size) bytes and stores that count in size.
+ *
+ * ENABLE and DISABLE switch the capture of new calls; both are idempotent.
+ * GET_COUNTERS fails with ENODEV for a CPU that is not possible.
+ * SET_RING_SIZE takes the new data_size of every ring, a power of two and
+ * a multiple of the page size (else EINVAL; ENOMEM if too large to get).
+ * It fails with EBUSY while capture is enabled or any ring is mapped, and
+ * reinitialises the rings: unread records are discarded, positions and
+ * counters restart from 0, and the EXIT of a call in flight lands in the
+ * new ring without its ENTRY.
+ * SET_WATERMARK: poll() reports EPOLLIN once some ring holds at least this
+ * many unread bytes. 1, the default, wakes on any record; larger values
+ * batch wake-ups, but data below the watermark wakes nobody, so use a
+ * poll() timeout for bounded latency. 0 or more than data_size: EINVAL.
+ * A smaller ring size lowers it to the new data_size.
+ */
+
+/* struct antinomie_info.flags: capture of new calls is on. */
+#define ANTINOMIE_INFO_F_ENABLED	(1U << 0)
+
+/**
+ * struct antinomie_info - device geometry, from ANTINOMIE_IOC_GET_INFO
+ * @size: bytes the kernel filled in.
+ * @abi_version: ANTINOMIE_ABI_VERSION of the kernel.
+ * @nr_cpu_ids: CPU ids are below this. Each possible CPU has a ring; the
+ *	possible ones are listed in /sys/devices/system/cpu/possible.
+ * @page_size: PAGE_SIZE of the kernel, also the largest valid attr size.
+ * @flags: ANTINOMIE_INFO_F_*.
+ * @reserved: zero.
+ * @data_size: bytes of each ring's data area.
+ * @watermark: poll() threshold in bytes, see ANTINOMIE_IOC_SET_WATERMARK.
+ * @mmap_stride: distance between the mmap offsets of CPU n and n + 1.
+ * @mmap_size: bytes of one ring's mapping.
+ * @consumer_offset: offset of the consumer page in a ring's mapping.
+ * @data_offset: offset of the data pages in a ring's mapping.
+ */
+struct antinomie_info {
+	__u32	size;
+	__u32	abi_version;
+	__u32	nr_cpu_ids;
+	__u32	page_size;
+	__u32	flags;
+	__u32	reserved;
+	__u64	data_size;
+	__u64	watermark;
+	__u64	mmap_stride;
+	__u64	mmap_size;
+	__u64	consumer_offset;
+	__u64	data_offset;
+};
+
+/**
+ * struct antinomie_counters - a ring's positions and counters, from
+ *	ANTINOMIE_IOC_GET_COUNTERS, for tools that do not map the rings
+ * @size: bytes the kernel filled in.
+ * @cpu: set by the caller: the CPU whose ring to report.
+ * @producer_pos: as in struct antinomie_meta.
+ * @consumer_pos: as in struct antinomie_consumer, not validated.
+ * @produced: as in struct antinomie_meta.
+ * @lost: as in struct antinomie_meta.
+ */
+struct antinomie_counters {
+	__u32	size;
+	__u32	cpu;
+	__u64	producer_pos;
+	__u64	consumer_pos;
+	__u64	produced;
+	__u64	lost[ANTINOMIE_LOST_NR_SLOTS];
+};
+
+#define ANTINOMIE_IOC_MAGIC		0xA6
+#define ANTINOMIE_IOC_GET_INFO		_IOR(ANTINOMIE_IOC_MAGIC, 0x00, \
+					     struct antinomie_info)
+#define ANTINOMIE_IOC_ENABLE		_IO(ANTINOMIE_IOC_MAGIC, 0x01)
+#define ANTINOMIE_IOC_DISABLE		_IO(ANTINOMIE_IOC_MAGIC, 0x02)
+#define ANTINOMIE_IOC_GET_COUNTERS	_IOWR(ANTINOMIE_IOC_MAGIC, 0x03, \
+					      struct antinomie_counters)
+#define ANTINOMIE_IOC_SET_RING_SIZE	_IOW(ANTINOMIE_IOC_MAGIC, 0x04, __u64)
+#define ANTINOMIE_IOC_SET_WATERMARK	_IOW(ANTINOMIE_IOC_MAGIC, 0x05, __u64)
+
+#endif /* _UAPI_LINUX_ANTINOMIE_H */
