@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Check kernel-patch/ the way CI does:
+#  1. the series applies to the pin with git am, and re-exporting it gives
+#     byte-identical patch files (the series is an export, never an edit);
+#  2. it applies with patch -p1 too (for quilt and plain-tarball users);
+#  3. scripts/checkpatch.pl --strict is clean on every patch;
+#  4. include/uapi/linux/antinomie.h in the series is abi/antinomie.h.
+# env: ANTINOMIE_PATCH_DIR  check another series directory (tests use it)
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/kernel-lib.sh"
+
+pdir=${ANTINOMIE_PATCH_DIR:-$ANTINOMIE_ROOT/kernel-patch}
+[ -f "$pdir/BASE" ] || die "$pdir/BASE is missing"
+grep -q "$KERNEL_VERSION" "$pdir/BASE" || die "$pdir/BASE does not name Linux $KERNEL_VERSION"
+resolve_source
+ensure_base_git
+mapfile -t patches < <(series_patches "$pdir")
+[ ${#patches[@]} -gt 0 ] || die "$pdir/series is empty"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"; git --git-dir="$BASE_GIT" worktree prune' EXIT
+
+if [ -z "${ANTINOMIE_PATCH_DIR:-}" ]; then
+	# The build tree is exactly base + this series, applied with git am.
+	stage "git am: the build tree holds the series"
+	sync_build_tree
+	tree=$BUILD_TREE
+else
+	stage "git am: applying ${#patches[@]} patch(es) to a scratch tree"
+	tree=$tmp/tree
+	git --git-dir="$BASE_GIT" worktree add -q --detach "$tree" "$BASE_REF" ||
+		die "cannot create a scratch worktree"
+	apply_series "$tree" "$pdir"
+fi
+
+stage "re-exporting and comparing byte for byte"
+mkdir "$tmp/export"
+export_patches "$tree" "$tmp/export"
+(cd "$tmp/export" && ls -- *.patch) >"$tmp/export/series"
+diff -u "$pdir/series" "$tmp/export/series" >&2 ||
+	die "series file differs from the export (see the diff above)"
+for p in "${patches[@]}"; do
+	cmp -s "$p" "$tmp/export/$(basename "$p")" || {
+		diff -u "$p" "$tmp/export/$(basename "$p")" | head -n 40 >&2
+		die "$(basename "$p") is not what git format-patch exports: regenerate it with scripts/export-series.sh"
+	}
+done
+
+stage "patch -p1: applying to a copy of the files the series touches"
+plain=$tmp/plain
+mkdir "$plain"
+for f in $(sed -n 's|^--- a/||p' "${patches[@]}" | sort -u); do
+	if [ -f "$SRC_DIR/$f" ]; then
+		mkdir -p "$plain/$(dirname "$f")"
+		cp "$SRC_DIR/$f" "$plain/$f"
+	fi
+done
+for p in "${patches[@]}"; do
+	(cd "$plain" && patch -p1 -s --batch --forward --no-backup-if-mismatch <"$p") >"$tmp/patch.log" 2>&1 ||
+		die "$(basename "$p") does not apply with patch -p1: $(head -n1 "$tmp/patch.log")"
+done
+
+stage "checkpatch.pl --strict"
+bad=0
+for p in "${patches[@]}"; do
+	# spdxcheck.py needs Debian's python3 (python3-ply, python3-git), not
+	# whatever python3 comes first on PATH.
+	if ! (cd "$tree" && PATH=/usr/bin:/bin:$PATH perl scripts/checkpatch.pl --strict --quiet --no-summary \
+		--show-types "$p") >"$tmp/cp.log" 2>&1; then
+		cat "$tmp/cp.log" >&2
+		echo "error: check-series: checkpatch --strict: $(basename "$p") has problems (above)" >&2
+		bad=1
+	elif [ -s "$tmp/cp.log" ]; then
+		cat "$tmp/cp.log" >&2
+		echo "error: check-series: checkpatch --strict: $(basename "$p") is not clean (above)" >&2
+		bad=1
+	fi
+done
+[ $bad -eq 0 ] || exit 1
+
+stage "uapi header matches abi/antinomie.h"
+cmp -s "$ANTINOMIE_ROOT/abi/antinomie.h" "$tree/include/uapi/linux/antinomie.h" ||
+	die "include/uapi/linux/antinomie.h in the series differs from abi/antinomie.h"
+stage "series OK: ${#patches[@]} patch(es), export byte-identical, checkpatch --strict clean"

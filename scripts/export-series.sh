@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Export the commits of a kernel tree on top of the pinned base as
+# kernel-patch/*.patch and kernel-patch/series (git format-patch, stable
+# output: zero commit ids, no signature, no renames, fixed abbrev).
+#
+# usage: scripts/export-series.sh [TREE] [OUTDIR]
+#   TREE defaults to the edit tree; OUTDIR to kernel-patch/.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/kernel-lib.sh"
+
+tree=${1:-}
+outdir=${2:-$ANTINOMIE_ROOT/kernel-patch}
+if [ -z "$tree" ]; then
+	resolve_source
+	tree=$ANTINOMIE_CACHE/pin/$SRC_KEY/edit
+fi
+[ -e "$tree/.git" ] || die "$tree is not a git tree (run scripts/kernel-tree.sh)"
+[ -z "$(git -C "$tree" status --porcelain --untracked-files=no)" ] ||
+	die "$tree has uncommitted changes; commit them first"
+n=$(git -C "$tree" rev-list --count "$BASE_REF..HEAD")
+[ "$n" -gt 0 ] || die "$tree has no commits on top of the base"
+
+stage "exporting $n commit(s) from $tree"
+mkdir -p "$outdir"
+rm -f "$outdir"/*.patch
+export_patches "$tree" "$outdir"
+ls "$outdir"/*.patch | xargs -n1 basename >"$outdir/series"
+sed 's/^/    /' "$outdir/series"

@@ -1,0 +1,224 @@
+# shellcheck shell=bash
+# Pinned kernel source and its git trees. Sourced after lib.sh.
+#
+# Layout under $ANTINOMIE_CACHE/pin/<key>/ (key: "debian" for the pinned
+# Debian orig tarball, "custom-<hash>" for KERNEL_TARBALL / KERNEL_SRC):
+#   src/linux-6.12.94/   pristine source, never modified
+#   base.git/            bare repository: the pristine source as one commit,
+#                        tagged antinomie-base (fixed identity and date)
+#   build/               worktree: base + kernel-patch/ series; builds use it
+#   edit/                worktree for development (scripts/kernel-tree.sh)
+
+# fetch_debian_orig: download the orig tarball with apt-get source from the
+# Debian security archive named by the machine's own apt configuration, into
+# a private apt state dir. Prints the tarball path.
+fetch_debian_orig() {
+	local dl apt_dir uri
+	dl=$(dl_dir)
+	mkdir -p "$dl"
+	if [ ! -f "$dl/$KERNEL_ORIG_TARBALL" ]; then
+		uri=$(debian_security_uri) || die "no Debian security archive in the apt configuration (/etc/apt); set KERNEL_TARBALL or KERNEL_SRC"
+		stage "fetching $KERNEL_ORIG_TARBALL (linux=$KERNEL_DEB_VERSION, $KERNEL_DEB_SUITE)" >&2
+		apt_dir=$ANTINOMIE_CACHE/apt
+		mkdir -p "$apt_dir/lists/partial" "$apt_dir/etc/preferences.d"
+		printf 'deb-src %s %s main\n' "$uri" "$KERNEL_DEB_SUITE" >"$apt_dir/etc/sources.list"
+		local -a aptopts=(
+			-o "Dir::Etc::sourcelist=$apt_dir/etc/sources.list"
+			-o "Dir::Etc::sourceparts=$apt_dir/etc/empty.d"
+			-o "Dir::Etc::preferencesparts=$apt_dir/etc/preferences.d"
+			-o "Dir::State::Lists=$apt_dir/lists"
+			-o "Dir::Cache=$apt_dir/cache"
+			-o "APT::Sandbox::User=root"
+		)
+		mkdir -p "$apt_dir/etc/empty.d" "$apt_dir/cache"
+		apt-get -qq "${aptopts[@]}" update >&2 ||
+			die "apt-get update of the private deb-src list ($uri $KERNEL_DEB_SUITE) failed"
+		local tmp
+		tmp=$(mktemp -d "$dl/.fetch.XXXXXX")
+		(cd "$tmp" && apt-get -qq "${aptopts[@]}" source --download-only \
+			"linux=$KERNEL_DEB_VERSION" >&2) ||
+			{ rm -rf "$tmp"; die "apt-get source linux=$KERNEL_DEB_VERSION failed"; }
+		[ -f "$tmp/$KERNEL_ORIG_TARBALL" ] ||
+			{ rm -rf "$tmp"; die "apt-get source did not produce $KERNEL_ORIG_TARBALL"; }
+		mv "$tmp/$KERNEL_ORIG_TARBALL" "$dl/"
+		rm -rf "$tmp"
+	fi
+	echo "$dl/$KERNEL_ORIG_TARBALL"
+}
+
+# debian_security_uri: the URI of the first Debian security archive in the
+# apt configuration (deb822 .sources or one-line .list), as configured here.
+debian_security_uri() {
+	local f uri
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -f "$f" ] || continue
+		uri=$(awk '/^URIs:/ { for (i = 2; i <= NF; i++) if ($i ~ /debian-security\/?$/) { print $i; exit } }' "$f")
+		[ -n "$uri" ] && { echo "${uri%/}"; return 0; }
+	done
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+		[ -f "$f" ] || continue
+		uri=$(awk '$1 ~ /^deb(-src)?$/ { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z+]+:\/\/.*debian-security\/?$/) { print $i; exit } }' "$f")
+		[ -n "$uri" ] && { echo "${uri%/}"; return 0; }
+	done
+	return 1
+}
+
+# verify_sha256 FILE EXPECTED
+verify_sha256() {
+	local got
+	got=$(sha256sum "$1" | cut -d' ' -f1)
+	[ "$got" = "$2" ] ||
+		die "checksum mismatch for $1: expected sha256 $2, got $got (remove the file to fetch it again)"
+}
+
+# check_kernel_version DIR: the tree must be the pinned release.
+check_kernel_version() {
+	local mk=$1/Makefile v p s
+	[ -f "$mk" ] || die "$1 is not a kernel source tree (no Makefile)"
+	v=$(sed -n 's/^VERSION = //p' "$mk")
+	p=$(sed -n 's/^PATCHLEVEL = //p' "$mk")
+	s=$(sed -n 's/^SUBLEVEL = //p' "$mk")
+	[ "$v.$p.$s" = "$KERNEL_VERSION" ] ||
+		die "$1 is Linux $v.$p.$s, not the pinned $KERNEL_VERSION"
+}
+
+# resolve_source: set SRC_KEY and SRC_DIR (pristine, unpacked, verified).
+resolve_source() {
+	local tarball sha
+	if [ -n "${KERNEL_SRC:-}" ]; then
+		SRC_DIR=$(cd "$KERNEL_SRC" && pwd) || die "KERNEL_SRC=$KERNEL_SRC does not exist"
+		check_kernel_version "$SRC_DIR"
+		SRC_KEY=custom-$(printf '%s' "$SRC_DIR" | sha256sum | cut -c1-12)
+		return
+	fi
+	if [ -n "${KERNEL_TARBALL:-}" ]; then
+		tarball=$(cd "$(dirname "$KERNEL_TARBALL")" && pwd)/$(basename "$KERNEL_TARBALL")
+		[ -f "$tarball" ] || die "KERNEL_TARBALL=$KERNEL_TARBALL does not exist"
+		stage "verifying $(basename "$tarball")"
+		if [ -n "${KERNEL_TARBALL_SHA256:-}" ]; then
+			verify_sha256 "$tarball" "$KERNEL_TARBALL_SHA256"
+		elif [ "$(basename "$tarball")" = "$KERNEL_ORIG_TARBALL" ]; then
+			verify_sha256 "$tarball" "$KERNEL_ORIG_SHA256"
+		else
+			info "no KERNEL_TARBALL_SHA256 given; sha256 is $(sha256sum "$tarball" | cut -d' ' -f1)"
+		fi
+		sha=$(sha256sum "$tarball" | cut -c1-12)
+		SRC_KEY=custom-$sha
+	else
+		stage "pinned source: $KERNEL_ORIG_TARBALL"
+		tarball=$(fetch_debian_orig)
+		verify_sha256 "$tarball" "$KERNEL_ORIG_SHA256"
+		SRC_KEY=debian
+	fi
+	SRC_DIR=$ANTINOMIE_CACHE/pin/$SRC_KEY/src/linux-$KERNEL_VERSION
+	if [ ! -f "$SRC_DIR/.antinomie-unpacked" ]; then
+		stage "unpacking $(basename "$tarball")"
+		local parent tmp top
+		parent=$(dirname "$SRC_DIR")
+		mkdir -p "$parent"
+		rm -rf "$SRC_DIR"
+		tmp=$(mktemp -d "$parent/.unpack.XXXXXX")
+		tar -xf "$tarball" -C "$tmp" || { rm -rf "$tmp"; die "cannot unpack $tarball"; }
+		top=$(find "$tmp" -mindepth 1 -maxdepth 1 -type d | head -n 1)
+		[ -n "$top" ] || { rm -rf "$tmp"; die "$tarball holds no directory"; }
+		mv "$top" "$SRC_DIR"
+		rm -rf "$tmp"
+		check_kernel_version "$SRC_DIR"
+		touch "$SRC_DIR/.antinomie-unpacked"
+	fi
+}
+
+# ensure_base_git: import the pristine source into base.git once.
+ensure_base_git() {
+	BASE_GIT=$ANTINOMIE_CACHE/pin/$SRC_KEY/base.git
+	if git --git-dir="$BASE_GIT" rev-parse -q --verify "$BASE_REF" >/dev/null 2>&1; then
+		return
+	fi
+	stage "importing the pristine source into git (once)"
+	rm -rf "$BASE_GIT"
+	git init -q --bare "$BASE_GIT"
+	(
+		git_fixed_identity
+		export GIT_DIR=$BASE_GIT
+		# The pristine tree is the repository's main worktree: tools that
+		# want a non-bare repository (checkpatch's spdxcheck.py, through
+		# GitPython) then accept the other worktrees too.
+		git config core.bare false
+		git config core.worktree "$SRC_DIR"
+		git config core.autocrlf false
+		# The marker file is ours, not the kernel's.
+		printf '/.antinomie-unpacked\n' >"$BASE_GIT/info/exclude"
+		git add -A
+		git commit -q --no-verify -m "Linux $KERNEL_VERSION"
+		git tag antinomie-base
+	) || die "git import of $SRC_DIR failed"
+	info "base commit $(git --git-dir="$BASE_GIT" rev-parse --short=12 "$BASE_REF")"
+}
+
+# ensure_worktree DIR BRANCH: a worktree of base.git at DIR.
+ensure_worktree() {
+	local dir=$1 branch=$2
+	if [ -e "$dir/.git" ]; then
+		return
+	fi
+	stage "checking out a worktree at $dir"
+	rm -rf "$dir"
+	git --git-dir="$BASE_GIT" worktree prune
+	git --git-dir="$BASE_GIT" worktree add -q -f -B "$branch" "$dir" "$BASE_REF" ||
+		die "cannot create worktree $dir"
+}
+
+# apply_series TREE [PATCHDIR]: reset TREE to the base and apply the series
+# with git am. A patch that does not apply stops everything, with its name.
+apply_series() {
+	local tree=$1 pdir=${2:-$ANTINOMIE_ROOT/kernel-patch} p n=0
+	git -C "$tree" am --abort >/dev/null 2>&1 || true
+	git -C "$tree" reset -q --hard "$BASE_REF"
+	git -C "$tree" clean -q -fdx
+	for p in $(series_patches "$pdir"); do
+		n=$((n + 1))
+		if ! git -C "$tree" -c user.name=Antinomie -c user.email=build@antinomie.invalid \
+			am -q --whitespace=nowarn "$p" >"$tree/.git-am.log" 2>&1; then
+			local why
+			why=$(grep -m1 -E 'error:|patch failed|does not apply' "$tree/.git-am.log" || head -n1 "$tree/.git-am.log")
+			git -C "$tree" am --abort >/dev/null 2>&1 || true
+			die "patch $(basename "$p") does not apply to Linux $KERNEL_VERSION: $why"
+		fi
+	done
+	rm -f "$tree/.git-am.log"
+	info "applied $n patch(es) from $(basename "$pdir")/series"
+}
+
+# series_stamp [PATCHDIR]: identifies the series' content.
+series_stamp() {
+	local pdir=${1:-$ANTINOMIE_ROOT/kernel-patch}
+	cat "$pdir/series" $(series_patches "$pdir") | sha256sum | cut -d' ' -f1
+}
+
+# sync_build_tree: the build worktree holds exactly base + series. Files the
+# series does not touch keep their mtimes, so rebuilds stay incremental.
+sync_build_tree() {
+	BUILD_TREE=$ANTINOMIE_CACHE/pin/$SRC_KEY/build
+	ensure_worktree "$BUILD_TREE" antinomie-build
+	local want have=
+	want=$(series_stamp)
+	[ -f "$BUILD_TREE/.git-series-stamp" ] && have=$(cat "$BUILD_TREE/.git-series-stamp")
+	if [ "$want" = "$have" ] && [ -z "$(git -C "$BUILD_TREE" status --porcelain --untracked-files=no)" ]; then
+		info "build tree already at the series ($BUILD_TREE)"
+		return
+	fi
+	stage "applying kernel-patch/series to the build tree"
+	rm -f "$BUILD_TREE/.git-series-stamp"
+	apply_series "$BUILD_TREE"
+	# Kept outside git's view: info/exclude of a worktree is the common one.
+	echo "$want" >"$BUILD_TREE/.git-series-stamp"
+}
+
+# export_patches TREE OUTDIR: format-patch with options that make the output
+# depend on nothing but the commits' content, author and message.
+export_patches() {
+	git -C "$1" -c core.abbrev=12 -c diff.noprefix=false -c format.signOff=false \
+		format-patch -q --zero-commit --no-signature --no-renames --no-binary \
+		--no-base -o "$2" "$BASE_REF..HEAD" >/dev/null ||
+		die "git format-patch in $1 failed"
+}

@@ -1,0 +1,86 @@
+# shellcheck shell=bash
+# Common helpers for Antinomie's scripts: the pin, cache layout, stage
+# logging and one-line failures. Source it; do not run it.
+
+set -euo pipefail
+
+ANTINOMIE_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+# The pin (DESIGN.md §1). kernel-patch/BASE repeats it for humans.
+KERNEL_VERSION=6.12.94
+KERNEL_DEB_VERSION=6.12.94-1
+KERNEL_DEB_SUITE=trixie-security
+KERNEL_ORIG_TARBALL=linux_${KERNEL_VERSION}.orig.tar.xz
+KERNEL_ORIG_SHA256=3eea3dd18f67a103f6f8312e314075f695a27eaddd839e7b6c4641e6616dabba
+
+# Everything large or slow to remake lives outside the repository.
+ANTINOMIE_CACHE=${ANTINOMIE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/antinomie}
+export CCACHE_DIR=${CCACHE_DIR:-$ANTINOMIE_CACHE/ccache}
+
+ANTINOMIE_T0=${ANTINOMIE_T0:-$(date +%s)}
+export ANTINOMIE_T0
+ANTINOMIE_STAGE_T0=$(date +%s)
+ANTINOMIE_PROG=$(basename "$0" .sh)
+
+# Format seconds as m:ss.
+fmt_secs() {
+	printf '%d:%02d' $(($1 / 60)) $(($1 % 60))
+}
+
+# stage NAME...: one progress line per stage, with the time spent since the
+# previous stage of this script and since the top-level command started.
+stage() {
+	local now
+	now=$(date +%s)
+	printf '==> [%s +%s] %s: %s\n' "$(fmt_secs $((now - ANTINOMIE_T0)))" \
+		"$(fmt_secs $((now - ANTINOMIE_STAGE_T0)))" "$ANTINOMIE_PROG" "$*"
+	ANTINOMIE_STAGE_T0=$now
+}
+
+# info MSG: a detail line under the current stage.
+info() {
+	printf '    %s\n' "$*"
+}
+
+# die MSG: the one-line reason, on stderr, then a non-zero exit.
+die() {
+	printf 'error: %s: %s\n' "$ANTINOMIE_PROG" "$*" >&2
+	exit 1
+}
+
+need_cmd() {
+	local c
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 ||
+			die "required command '$c' not found (run scripts/install-deps.sh)"
+	done
+}
+
+# Paths of the cache.
+dl_dir() { echo "$ANTINOMIE_CACHE/dl"; }
+base_git() { echo "$ANTINOMIE_CACHE/git/linux-$KERNEL_VERSION.git"; }
+build_tree() { echo "$ANTINOMIE_CACHE/trees/build"; }
+edit_tree() { echo "${ANTINOMIE_EDIT_TREE:-$ANTINOMIE_CACHE/trees/edit}"; }
+out_dir() { echo "$ANTINOMIE_CACHE/out/$1"; }
+
+# The base commit is made with a fixed identity and date, so its id only
+# depends on the source it holds.
+BASE_REF=refs/tags/antinomie-base
+git_fixed_identity() {
+	export GIT_AUTHOR_NAME="Antinomie pin" GIT_AUTHOR_EMAIL="pin@antinomie.invalid"
+	export GIT_COMMITTER_NAME="Antinomie pin" GIT_COMMITTER_EMAIL="pin@antinomie.invalid"
+	export GIT_AUTHOR_DATE="2000-01-01T00:00:00Z" GIT_COMMITTER_DATE="2000-01-01T00:00:00Z"
+}
+
+# Patch files of the series, in order, from kernel-patch/series.
+series_patches() {
+	local dir=${1:-$ANTINOMIE_ROOT/kernel-patch} line
+	[ -f "$dir/series" ] || die "$dir/series is missing"
+	while IFS= read -r line; do
+		line=${line%%#*}
+		line=${line//[[:space:]]/}
+		[ -n "$line" ] || continue
+		[ -f "$dir/$line" ] || die "series names $line, which is not in $dir"
+		echo "$dir/$line"
+	done <"$dir/series"
+}
