@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Build the patched kernel for the QEMU guest, out of tree, with ccache.
+#
+# usage: scripts/build-kernel.sh [--config-only] [VARIANT]
+#   VARIANT from kconfig/variants (default: normal); --config-only stops
+#   after the configuration has been made and checked.
+# env:   KCONFIG_EXTRA=FILE   one more fragment, merged last (experiments;
+#                             builds in a separate directory)
+#   ANTINOMIE_TREE=DIR   build DIR as it is (e.g. the edit tree, with
+#                             uncommitted edits) instead of base + series
+#        KERNEL_SRC, KERNEL_TARBALL   see scripts/kernel-source.sh
+# Prints the bzImage path as its last line.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/kernel-lib.sh"
+
+config_only=0
+if [ "${1:-}" = "--config-only" ]; then
+	config_only=1
+	shift
+fi
+variant=${1:-normal}
+frags=$(sed -n "s/^$variant:[[:space:]]*//p" "$ANTINOMIE_ROOT/kconfig/variants")
+[ -n "$frags" ] || die "unknown kernel variant '$variant' (see kconfig/variants)"
+
+need_cmd make gcc ccache flex bison bc perl
+resolve_source
+ensure_base_git
+if [ -n "${ANTINOMIE_TREE:-}" ]; then
+	tree=$(cd "$ANTINOMIE_TREE" && pwd) || die "ANTINOMIE_TREE=$ANTINOMIE_TREE does not exist"
+	out=$ANTINOMIE_CACHE/out/tree-$(printf '%s' "$tree" | sha256sum | cut -c1-12)-$variant
+else
+	sync_build_tree
+	tree=$BUILD_TREE
+	out=$ANTINOMIE_CACHE/out/$SRC_KEY-$variant
+fi
+[ -n "${KCONFIG_EXTRA:-}" ] && out=$out-extra
+mkdir -p "$out" "$CCACHE_DIR"
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
+# Fixed build identity: the same source gives the same objects (ccache hits,
+# comparable images across machines).
+export KBUILD_BUILD_USER=antinomie KBUILD_BUILD_HOST=qemu \
+	KBUILD_BUILD_TIMESTAMP="$KERNEL_VERSION" KBUILD_BUILD_VERSION=1
+kmake() {
+	make -C "$tree" O="$out" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" "$@"
+}
+
+stage "configuring '$variant' (tinyconfig + $frags)"
+files=()
+for f in $frags; do
+	[ -f "$ANTINOMIE_ROOT/kconfig/$f.config" ] || die "kconfig/$f.config is missing"
+	files+=("$ANTINOMIE_ROOT/kconfig/$f.config")
+done
+if [ -n "${KCONFIG_EXTRA:-}" ]; then
+	[ -f "$KCONFIG_EXTRA" ] || die "KCONFIG_EXTRA=$KCONFIG_EXTRA does not exist"
+	files+=("$(cd "$(dirname "$KCONFIG_EXTRA")" && pwd)/$(basename "$KCONFIG_EXTRA")")
+fi
+kmake -s tinyconfig >"$out/config.log" 2>&1 || die "make tinyconfig failed (see $out/config.log)"
+"$tree/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "${files[@]}" \
+	>>"$out/config.log" 2>&1 || die "merge_config.sh failed (see $out/config.log)"
+kmake -s olddefconfig >>"$out/config.log" 2>&1 || die "make olddefconfig failed (see $out/config.log)"
+
+# merge_config.sh only warns when a requested value is dropped (unmet
+# dependency, unknown symbol): make that fatal.
+bad=0
+for f in "${files[@]}"; do
+	while IFS= read -r line; do
+		case "$line" in
+		CONFIG_*=*) sym=${line%%=*} want=${line#*=} ;;
+		"# CONFIG_"*" is not set") sym=${line#\# } sym=${sym%% *} want=n ;;
+		*) continue ;;
+		esac
+		got=$(grep -E "^$sym=|^# $sym is not set" "$out/.config" | head -n1 || true)
+		case "$got" in
+		"$sym="*) got=${got#*=} ;;
+		*) got=n ;;
+		esac
+		if [ "$want" != "$got" ]; then
+			printf 'error: %s: kernel option %s=%s requested by kconfig/%s did not stick (.config has %s)\n' \
+				"$ANTINOMIE_PROG" "$sym" "$want" "$(basename "$f")" "$got" >&2
+			bad=1
+		fi
+	done < <(sed -e 's/[[:space:]]*$//' "$f")
+done
+[ $bad -eq 0 ] || exit 1
+if [ $config_only -eq 1 ]; then
+	stage "configuration OK: $out/.config"
+	exit 0
+fi
+
+stage "building bzImage in $out (-j$(nproc), ccache)"
+kmake -j"$(nproc)" bzImage >"$out/build.log" 2>&1 &
+pid=$!
+t0=$(date +%s) last=$t0
+while kill -0 $pid 2>/dev/null; do
+	sleep 2
+	now=$(date +%s)
+	if [ $((now - last)) -ge 60 ]; then
+		info "still building: $(fmt_secs $((now - t0))), $(grep -c '^  CC ' "$out/build.log" || true) objects compiled"
+		last=$now
+	fi
+done
+if ! wait $pid; then
+	grep -E 'error|Error' "$out/build.log" | head -n 20 >&2 || true
+	die "kernel build failed (full log: $out/build.log)"
+fi
+info "ccache: $(ccache -s 2>/dev/null | grep -E -m1 'Hits:|cache hit \(direct\)' | tr -s ' ' || echo n/a)"
+stage "built $variant kernel"
+echo "$out/arch/x86/boot/bzImage"

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Install the host packages the build, the guest and the tests need. Safe to
+# run again: it only calls apt-get when something is missing.
+. "$(dirname "$0")/lib.sh"
+
+PACKAGES=(
+	# kernel build
+	build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils ccache
+	kmod perl python3
+	# checkpatch.pl runs scripts/spdxcheck.py
+	python3-ply python3-git
+	# guest
+	qemu-system-x86 busybox-static
+	# fetching the pinned source
+	dpkg-dev ca-certificates
+)
+
+stage "checking ${#PACKAGES[@]} host packages"
+missing=()
+for p in "${PACKAGES[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing+=("$p")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+	sudo=
+	[ "$(id -u)" -eq 0 ] || sudo=sudo
+	stage "installing ${missing[*]}"
+	$sudo apt-get update -qq || die "apt-get update failed"
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+		"${missing[@]}" >/dev/null || die "apt-get install ${missing[*]} failed"
+fi
+
+need_cmd cargo rustc gcc make qemu-system-x86_64 ccache
+[ -x /bin/busybox ] || die "/bin/busybox (busybox-static) is missing"
+cargo clippy --version >/dev/null 2>&1 || die "cargo clippy is not installed (rustup component add clippy)"
+cargo fmt --version >/dev/null 2>&1 || die "cargo fmt is not installed (rustup component add rustfmt)"
+stage "host packages ready"
