@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Build the guest's initramfs: busybox (static), our init and scenarios, the
+# static C helpers under qemu/guest/ and the workspace's guest binaries
+# (Rust, linked statically with +crt-static on the gnu target).
+#
+# usage: qemu/build-initramfs.sh [EXTRA_DIR...]
+#   every EXTRA_DIR is copied over the image root (tests add their binaries)
+# Prints the image path as its last line.
+. "$(dirname "$0")/../scripts/lib.sh"
+
+RUST_GUEST_BINS=(antinomie-workload)
+RUST_TARGET=x86_64-unknown-linux-gnu
+
+need_cmd gcc cargo cpio gzip
+[ -x /bin/busybox ] || die "/bin/busybox (busybox-static) is missing"
+file_is_static() { ! LC_ALL=C readelf -l "$1" 2>/dev/null | grep -q 'Requesting program interpreter'; }
+file_is_static /bin/busybox || die "/bin/busybox is dynamically linked (install busybox-static)"
+
+work=$ANTINOMIE_CACHE/initramfs
+root=$work/root
+rm -rf "$root"
+mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,etc,root,scenarios}
+
+stage "busybox and init"
+cp /bin/busybox "$root/bin/busybox"
+for applet in $(/bin/busybox --list); do
+	[ -e "$root/bin/$applet" ] || ln -s busybox "$root/bin/$applet"
+done
+install -m 0755 "$ANTINOMIE_ROOT/qemu/guest/init" "$root/init"
+install -m 0755 "$ANTINOMIE_ROOT"/qemu/scenarios/* "$root/scenarios/"
+printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' >"$root/etc/passwd"
+printf 'root:x:0:\nnobody:x:65534:\n' >"$root/etc/group"
+
+stage "static C helpers (gcc -static)"
+for src in "$ANTINOMIE_ROOT"/qemu/guest/*.c; do
+	bin=$root/bin/$(basename "$src" .c)
+	gcc -static -O2 -Wall -Wextra -Werror -o "$bin" "$src" ||
+		die "gcc -static failed for $(basename "$src")"
+done
+
+stage "static Rust binaries (${RUST_GUEST_BINS[*]}, +crt-static)"
+bin_args=()
+for b in "${RUST_GUEST_BINS[@]}"; do bin_args+=(--bin "$b"); done
+# --target keeps RUSTFLAGS off build scripts and proc macros, which must
+# stay dynamic host code.
+(cd "$ANTINOMIE_ROOT" && RUSTFLAGS="-C target-feature=+crt-static" \
+	cargo build -q --release --locked --target "$RUST_TARGET" "${bin_args[@]}") ||
+	die "cargo build of the guest binaries failed"
+for b in "${RUST_GUEST_BINS[@]}"; do
+	f=$ANTINOMIE_ROOT/target/$RUST_TARGET/release/$b
+	file_is_static "$f" || die "$b is not statically linked"
+	install -m 0755 "$f" "$root/bin/$b"
+done
+
+for extra in "$@"; do
+	[ -d "$extra" ] || die "extra directory $extra does not exist"
+	cp -a "$extra"/. "$root"/
+done
+
+stage "packing the initramfs"
+img=$work/initramfs.cpio.gz
+(cd "$root" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc --quiet -R 0:0 | gzip -1) >"$img.tmp" ||
+	die "cpio failed"
+mv "$img.tmp" "$img"
+info "$(du -h "$img" | cut -f1) $(find "$root" -type f | wc -l) files"
+echo "$img"

@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# Boot the test guest under QEMU (x86-64, -smp 4, serial console) and judge
+# the run: scenario exit status (via isa-debug-exit), kernel splats, KUnit.
+#
+# usage: qemu/run.sh [options]
+#   --kernel BZIMAGE     default: the 'normal' variant's build
+#   --initrd CPIO        default: the last qemu/build-initramfs.sh image
+#   --scenario NAME      run /scenarios/NAME in the guest (default: smoke)
+#   --interactive        a shell on the serial console instead (Ctrl-a x quits)
+#   --timeout SECS       kill a guest that has not finished (default: 300)
+#   --append ARGS        extra kernel command-line arguments
+#   --accel auto|kvm|tcg default: auto (KVM only if it really runs a guest)
+#   --log FILE           console log (default: $ANTINOMIE_CACHE/console.log)
+#   --quiet              do not echo the console while it runs
+# Exits 0 only if the scenario passed, KUnit passed, and the console holds
+# no kernel splat; otherwise prints one line with the reason, then the tail
+# of the console.
+. "$(dirname "$0")/../scripts/lib.sh"
+
+kernel=$ANTINOMIE_CACHE/out/debian-normal/arch/x86/boot/bzImage
+initrd=$ANTINOMIE_CACHE/initramfs/initramfs.cpio.gz
+scenario=smoke interactive=0 timeout_s=300 append="" accel=auto quiet=0
+log=$ANTINOMIE_CACHE/console.log
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--kernel) kernel=$2; shift ;;
+	--initrd) initrd=$2; shift ;;
+	--scenario) scenario=$2; shift ;;
+	--interactive) interactive=1 scenario=shell ;;
+	--timeout) timeout_s=$2; shift ;;
+	--append) append=$2; shift ;;
+	--accel) accel=$2; shift ;;
+	--log) log=$2; shift ;;
+	--quiet) quiet=1 ;;
+	*) die "unknown option $1 (see the header of $0)" ;;
+	esac
+	shift
+done
+need_cmd qemu-system-x86_64 timeout
+[ -f "$kernel" ] || die "no kernel at $kernel (run scripts/build-kernel.sh)"
+[ -f "$initrd" ] || die "no initramfs at $initrd (run qemu/build-initramfs.sh)"
+kconfig=$(dirname "$kernel")/../../../.config
+
+# KVM is used only if it really runs guest code: /dev/kvm can exist and even
+# open while vCPUs cannot run. The probe is a 64 KiB BIOS whose reset vector
+# writes 0x2a to isa-debug-exit (QEMU then exits with 0x2a * 2 + 1 = 85).
+kvm_works() {
+	[ -r /dev/kvm ] && [ -w /dev/kvm ] || return 1
+	local bios rc=0
+	bios=$(mktemp)
+	python3 -c "
+import sys
+b = bytearray(b'\xf4' * 65536)
+b[0xfff0:0xfff5] = bytes([0xb0, 0x2a, 0xe6, 0xf4, 0xf4])  # mov al,0x2a; out 0xf4,al; hlt
+sys.stdout.buffer.write(b)" >"$bios"
+	# Same CPU model, count and memory as the real boot: KVM here has been
+	# seen to run real-mode code yet abort on -cpu host's MSRs.
+	(timeout 10 qemu-system-x86_64 -accel kvm -cpu host -smp 4 -m 1G -M pc \
+		-nodefaults -display none \
+		-no-reboot -monitor none -serial none -bios "$bios" \
+		-device isa-debug-exit,iobase=0xf4,iosize=0x01) >/dev/null 2>&1 || rc=$?
+	rm -f "$bios"
+	[ $rc -eq 85 ]
+}
+case "$accel" in
+auto)
+	if kvm_works; then
+		accel=kvm
+	else
+		accel=tcg
+		info "KVM is not usable here (probe guest failed); using TCG"
+	fi
+	;;
+kvm | tcg) ;;
+*) die "--accel must be auto, kvm or tcg" ;;
+esac
+cpu=max
+[ "$accel" = kvm ] && cpu=host
+
+qemu=(qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -smp 4 -m 1G
+	-nodefaults -display none -no-reboot
+	-kernel "$kernel" -initrd "$initrd"
+	-device isa-debug-exit,iobase=0xf4,iosize=0x04)
+cmdline="console=ttyS0 panic=-1 antinomie.scenario=$scenario $append"
+
+if [ $interactive -eq 1 ]; then
+	stage "interactive guest ($accel, -smp 4); Ctrl-a x quits QEMU"
+	exec "${qemu[@]}" -serial mon:stdio -append "$cmdline"
+fi
+
+stage "booting scenario '$scenario' ($accel, -smp 4, timeout ${timeout_s}s)"
+mkdir -p "$(dirname "$log")"
+rc=0
+t0=$(date +%s)
+if [ $quiet -eq 1 ]; then
+	timeout -k 5 "$timeout_s" "${qemu[@]}" -monitor none -serial stdio \
+		-append "$cmdline" </dev/null >"$log" 2>&1 || rc=$?
+else
+	timeout -k 5 "$timeout_s" "${qemu[@]}" -monitor none -serial stdio \
+		-append "$cmdline" </dev/null 2>&1 | tee "$log" || rc=${PIPESTATUS[0]}
+fi
+elapsed=$(($(date +%s) - t0))
+# Kernel messages carry "[    1.234567] " stamps; judge the text after them.
+clean=$(sed -e 's/\r$//' -e 's/^\[ *[0-9]*\.[0-9]*\] //' "$log")
+
+fail() {
+	echo "---- last 40 console lines ($log) ----" >&2
+	tail -n 40 "$log" >&2
+	echo "----" >&2
+	die "$*"
+}
+
+case $rc in
+124 | 137) fail "guest hung: no result after ${timeout_s}s (scenario '$scenario')" ;;
+0)
+	why=$(grep -m1 -E 'Kernel panic - not syncing' <<<"$clean" || true)
+	[ -n "$why" ] && fail "guest panicked: $why"
+	fail "guest stopped without reporting a result (rebooted or powered off)"
+	;;
+esac
+if [ $((rc % 2)) -ne 1 ] || [ $rc -lt 3 ]; then
+	fail "qemu failed with exit status $rc"
+fi
+guest_rc=$(((rc >> 1) - 1))
+
+# Any kernel splat fails the run, whatever the scenario said. KASAN, KFENCE,
+# lockdep, might_sleep and hung-task reports all start with one of these.
+splat=$(grep -m1 -E '^(BUG: |WARNING: |UBSAN: |Oops|general protection fault|Kernel panic|INFO: task |.*\[ cut here \]|Call Trace:)' <<<"$clean" || true)
+[ -n "$splat" ] && fail "kernel splat in the console: $splat"
+
+# KUnit: parse the KTAP the kernel printed. Top-level lines are suites.
+ktap_suites=$(grep -E '^(not )?ok [0-9]+ [^ #]+' <<<"$clean" | grep -v '^ ' || true)
+kunit_failed=$(grep -E '^not ok ' <<<"$ktap_suites" | awk '{print $4}' || true)
+[ -n "$kunit_failed" ] && fail "KUnit suite(s) failed: $(echo $kunit_failed)"
+missing=()
+while read -r suite sym; do
+	case "$suite" in '' | \#*) continue ;; esac
+	if [ -n "${sym:-}" ] && ! grep -qx "$sym=y" "$kconfig" 2>/dev/null; then
+		continue
+	fi
+	grep -qE "^ok [0-9]+ $suite( |$)" <<<"$ktap_suites" || missing+=("$suite")
+done <"$ANTINOMIE_ROOT/qemu/kunit-suites"
+[ ${#missing[@]} -eq 0 ] || fail "KUnit suite(s) missing from the console: ${missing[*]}"
+nsuites=$(grep -c . <<<"$ktap_suites" || true)
+ntests=$(grep -cE '^ +ok [0-9]+ ' <<<"$clean" || true)
+
+grep -q "ANTINOMIE-SCENARIO-END $scenario rc=$guest_rc" <<<"$clean" ||
+	fail "guest exited with status $guest_rc but never printed the scenario's end marker"
+[ "$guest_rc" -eq 0 ] || fail "scenario '$scenario' failed with status $guest_rc"
+stage "scenario '$scenario' passed in ${elapsed}s; KUnit: $nsuites suite(s), $ntests test(s) ok; no kernel splat"
