@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Run every test of Antinomie, from whatever state the machine is in:
+# installs the host packages it needs, then checks the Rust workspace, the
+# kernel series, the kernel configurations, builds the patched kernel and the
+# guest image, boots it under QEMU (smoke scenario + built-in KUnit), and
+# proves that bad input fails with a one-line reason.
+#
+# usage: scripts/test.sh
+. "$(dirname "$0")/lib.sh"
+cd "$ANTINOMIE_ROOT"
+
+names=() times=() results=()
+summary() {
+	echo
+	echo "test summary (elapsed per step):"
+	local i
+	for i in "${!names[@]}"; do
+		printf '  %-6s %6s  %s\n' "${results[$i]}" "$(fmt_secs "${times[$i]}")" "${names[$i]}"
+	done
+	printf '  total  %6s\n' "$(fmt_secs $(($(date +%s) - ANTINOMIE_T0)))"
+}
+
+# step NAME CMD...: run one step; stop at the first failure (later steps
+# need what earlier ones built).
+step() {
+	local name=$1 t0 rc=0
+	shift
+	stage "$name"
+	t0=$(date +%s)
+	"$@" || rc=$?
+	names+=("$name")
+	times+=($(($(date +%s) - t0)))
+	if [ $rc -eq 0 ]; then
+		results+=(ok)
+	else
+		results+=(FAILED)
+		summary
+		echo "test: ${#names[@]} steps run, $((${#names[@]} - 1)) passed, 1 failed"
+		echo "$((${#names[@]} - 1)) passed, 1 failed"
+		exit 1
+	fi
+}
+
+kernel_configs() {
+	local v
+	for v in $(sed -n 's/^\([a-z0-9_-]*\):.*/\1/p' kconfig/variants); do
+		scripts/build-kernel.sh --config-only "$v" || return 1
+	done
+}
+
+step "host packages" scripts/install-deps.sh
+step "cargo fmt --check" cargo fmt --all --check
+step "cargo clippy -D warnings" cargo clippy --workspace --all-targets --locked -- -D warnings
+step "cargo test" cargo test --workspace --locked
+step "kernel series: apply, export, checkpatch" scripts/check-series.sh
+step "kernel configs: every option sticks" kernel_configs
+step "kernel build (normal)" scripts/build-kernel.sh normal
+step "guest initramfs" qemu/build-initramfs.sh
+step "boot: smoke scenario + KUnit" qemu/run.sh --scenario smoke
+step "failure modes" scripts/tests/failure-modes.sh
+summary
+echo "${#names[@]} passed, 0 failed"

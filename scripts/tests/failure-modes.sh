@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The pipeline must fail loudly on bad input: each case below has to exit
+# non-zero with a one-line "error: ..." reason that names the problem.
+#   - a tarball whose checksum is wrong
+#   - a patch whose context does not apply
+#   - a kernel option that does not stick after merging the fragments
+#   - a guest that panics
+#   - a guest that hangs (timeout)
+# Needs a built 'normal' kernel and an initramfs (the test command makes them).
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../kernel-lib.sh"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0 failed=0
+
+# expect_failure NAME REGEX CMD...: CMD must exit non-zero and its stderr must
+# carry exactly one "error:" line, matching REGEX.
+expect_failure() {
+	local name=$1 regex=$2 rc=0
+	shift 2
+	"$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
+	local reason
+	reason=$(grep '^error: ' "$tmp/err" || true)
+	if [ $rc -ne 0 ] && [ "$(grep -c . <<<"$reason")" -eq 1 ] && grep -qE "$regex" <<<"$reason"; then
+		echo "ok     $name: exit $rc, $reason"
+		passed=$((passed + 1))
+	else
+		echo "FAILED $name: exit $rc, reason '${reason:-<none>}' (wanted /$regex/)"
+		sed 's/^/    | /' "$tmp/err" | tail -n 20
+		failed=$((failed + 1))
+	fi
+}
+
+stage "bad input must fail with a one-line reason"
+
+# A tarball with the pin's name but other bytes.
+head -c 4096 /dev/urandom >"$tmp/$KERNEL_ORIG_TARBALL"
+expect_failure "tarball with a wrong checksum" "checksum mismatch for .*$KERNEL_ORIG_TARBALL" \
+	env KERNEL_TARBALL="$tmp/$KERNEL_ORIG_TARBALL" "$ANTINOMIE_ROOT/scripts/kernel-source.sh"
+
+# The real series with one context line of the first patch changed.
+mkdir "$tmp/series"
+cp "$ANTINOMIE_ROOT"/kernel-patch/* "$tmp/series/"
+first=$tmp/series/$(head -n1 "$tmp/series/series")
+awk '!done && /^ [^ ].*[a-z]/ && seen { sub(/^ /, " CONTEXT THAT IS NOT IN LINUX "); done = 1 } /^@@ / { seen = 1 } { print }' \
+	"$first" >"$first.new" && mv "$first.new" "$first"
+expect_failure "patch whose context does not apply" "$(basename "$first") does not apply" \
+	env ANTINOMIE_PATCH_DIR="$tmp/series" "$ANTINOMIE_ROOT/scripts/check-series.sh"
+
+# KASAN cannot be enabled while tinyconfig's SLUB_TINY stays on.
+printf 'CONFIG_KASAN=y\n' >"$tmp/kasan-on-slub-tiny.config"
+expect_failure "kernel option that did not stick" "CONFIG_KASAN=y requested by kconfig/kasan-on-slub-tiny.config did not stick" \
+	env KCONFIG_EXTRA="$tmp/kasan-on-slub-tiny.config" "$ANTINOMIE_ROOT/scripts/build-kernel.sh" --config-only normal
+
+# init exits: the kernel panics ("Attempted to kill init!").
+expect_failure "guest that panics" "guest panicked: Kernel panic - not syncing: Attempted to kill init" \
+	"$ANTINOMIE_ROOT/qemu/run.sh" --quiet --log "$tmp/panic.log" --timeout 120 --append "rdinit=/bin/false"
+
+# init sleeps forever: the runner's timeout stops it.
+expect_failure "guest that hangs" "guest hung: no result after 20s" \
+	"$ANTINOMIE_ROOT/qemu/run.sh" --quiet --log "$tmp/hang.log" --timeout 20 --append "rdinit=/bin/sleep -- 3600"
+
+echo "failure-modes: $passed passed, $failed failed"
+[ $failed -eq 0 ]
