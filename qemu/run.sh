@@ -58,7 +58,10 @@ sys.stdout.buffer.write(b)" >"$bios"
 	(timeout 10 qemu-system-x86_64 -accel kvm -cpu host -smp 4 -m 1G -M pc \
 		-nodefaults -display none \
 		-no-reboot -monitor none -serial none -bios "$bios" \
-		-device isa-debug-exit,iobase=0xf4,iosize=0x01) >/dev/null 2>&1 || rc=$?
+		-device isa-debug-exit,iobase=0xf4,iosize=0x01
+	# A second command keeps bash from exec'ing timeout, so the report of
+	# a QEMU killed by a signal goes to this subshell's silenced stderr.
+	exit $?) >/dev/null 2>&1 || rc=$?
 	rm -f "$bios"
 	[ $rc -eq 85 ]
 }
