@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Build the kernel's own selftests that the guest runs, statically, from the
+# pinned tree with the series applied (its kselftest Makefiles, against the
+# uapi headers of that tree). Output: a directory to lay over the initramfs
+# root, holding /opt/selftests/<suite>/<binaries>.
+#
+# usage: scripts/build-selftests.sh
+# Prints the directory as its last line.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/kernel-lib.sh"
+
+# The kernel's perf_events selftests, run with capture off and on.
+SUITES=(perf_events)
+
+need_cmd make gcc
+resolve_source
+ensure_base_git
+sync_build_tree
+out=$ANTINOMIE_CACHE/selftests
+hdr=$out/usr
+
+stage "uapi headers of the patched tree"
+make -s -C "$BUILD_TREE" O="$out/headers-build" ARCH=x86_64 \
+	INSTALL_HDR_PATH="$hdr" headers_install >"$out.log" 2>&1 ||
+	die "make headers_install failed (see $out.log)"
+
+root=$out/root
+rm -rf "$root"
+for suite in "${SUITES[@]}"; do
+	stage "selftests/$suite (static)"
+	dest=$root/opt/selftests/$suite
+	mkdir -p "$dest"
+	# CFLAGS/LDFLAGS from the environment: the suites' own Makefiles append
+	# to them (a command-line value would replace their additions).
+	CFLAGS="-static -O2" LDFLAGS="-static" make -s -C "$BUILD_TREE/tools/testing/selftests/$suite" \
+		OUTPUT="$dest" KHDR_INCLUDES="-isystem $hdr/include" >>"$out.log" 2>&1 ||
+		die "building selftests/$suite failed (see $out.log)"
+	rm -f "$dest"/*.o
+	for f in "$dest"/*; do
+		[ -x "$f" ] || continue
+		! LC_ALL=C readelf -l "$f" 2>/dev/null | grep -q 'program interpreter' ||
+			die "selftests/$suite/$(basename "$f") is not statically linked"
+	done
+	info "$(cd "$dest" && ls | tr '\n' ' ')"
+done
+echo "$root"
