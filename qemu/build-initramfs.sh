@@ -28,6 +28,10 @@ for applet in $(/bin/busybox --list); do
 done
 install -m 0755 "$ANTINOMIE_ROOT/qemu/guest/init" "$root/init"
 install -m 0755 "$ANTINOMIE_ROOT"/qemu/scenarios/* "$root/scenarios/"
+mkdir -p "$root/etc/antinomie"
+for f in "$ANTINOMIE_ROOT"/qemu/guest/expected/*; do
+	install -m 0644 "$f" "$root/etc/antinomie/$(basename "$f").expected"
+done
 printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' >"$root/etc/passwd"
 printf 'root:x:0:\nnobody:x:65534:\n' >"$root/etc/group"
 
