@@ -1,0 +1,308 @@
+//! `reader`: prints the `perf_event_open(2)` calls Antinomie captured.
+//!
+//! ```text
+//! reader [--follow] [--format text|json] [--output FILE] [--enable] [--device PATH]
+//! reader show [--format text|json] FILE...    # a trace file, or golden ring images
+//! reader dump-rings DIR                       # each CPU's ring as DIR/cpuN.ring
+//! ```
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use clap::{Parser, Subcommand, ValueEnum};
+
+use antinomie_abi as abi;
+use antinomie_reader::decode::PmuTypes;
+use antinomie_reader::device::{Device, DEFAULT_DEVICE};
+use antinomie_reader::output::{Format, WriterSink};
+use antinomie_reader::pipeline::{self, Assembler, DrainMsg, Mode, Recorder, Summary};
+use antinomie_reader::ring::{ImageRing, RingConsumer};
+use antinomie_reader::trace::{self, TraceHeader, TraceWriter};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum FormatArg {
+    /// One strace-like line per call.
+    Text,
+    /// JSON Lines with stable keys.
+    Json,
+}
+
+impl From<FormatArg> for Format {
+    fn from(f: FormatArg) -> Self {
+        match f {
+            FormatArg::Text => Format::Text,
+            FormatArg::Json => Format::Json,
+        }
+    }
+}
+
+/// Prints the `perf_event_open(2)` calls captured by Antinomie.
+///
+/// Without a command: drains what the rings of /dev/antinomie hold, prints
+/// it, and exits; with --follow keeps printing until SIGINT or SIGTERM.
+/// A summary (calls, per-CPU produced/consumed/lost) goes to stderr.
+#[derive(Debug, Parser)]
+#[command(name = "reader", version, args_conflicts_with_subcommands = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    live: LiveArgs,
+    #[command(flatten)]
+    common: CommonArgs,
+}
+
+#[derive(Debug, clap::Args)]
+struct CommonArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = FormatArg::Text, global = true)]
+    format: FormatArg,
+    /// Do not print the summary on stderr.
+    #[arg(long, global = true)]
+    no_summary: bool,
+    /// More diagnostics on stderr (repeat for more).
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    verbose: u8,
+}
+
+#[derive(Debug, clap::Args)]
+struct LiveArgs {
+    /// Keep draining until SIGINT or SIGTERM, sleeping in `poll()`.
+    #[arg(long)]
+    follow: bool,
+    /// Also save the raw records to FILE (decode later with `reader show FILE`).
+    #[arg(long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Switch capture on if it is off.
+    #[arg(long)]
+    enable: bool,
+    /// The capture device.
+    #[arg(long, value_name = "PATH", default_value = DEFAULT_DEVICE)]
+    device: PathBuf,
+    /// Where sysfs is mounted (PMU types, possible CPUs).
+    #[arg(long, value_name = "PATH", default_value = "/sys")]
+    sysfs: PathBuf,
+    /// How long a record may wait for slower rings, in --follow mode.
+    #[arg(long, value_name = "MS", default_value_t = 50)]
+    reorder_window_ms: u64,
+    /// `poll()` timeout in --follow mode, so that idle rings let output flow.
+    #[arg(long, value_name = "MS", default_value_t = 100)]
+    poll_timeout_ms: u64,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Decode a saved trace file, or golden ring images (one per CPU).
+    Show {
+        /// A trace file from --output, or *.ring images.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Name a dynamic PMU type for ring images: NAME=TYPE (e.g. kprobe=6).
+        #[arg(long, value_name = "NAME=TYPE")]
+        pmu: Vec<String>,
+    },
+    /// Write each CPU's ring as a golden ring image DIR/cpuN.ring.
+    DumpRings {
+        /// Where to write the images.
+        dir: PathBuf,
+        /// The capture device.
+        #[arg(long, value_name = "PATH", default_value = DEFAULT_DEVICE)]
+        device: PathBuf,
+        /// Where sysfs is mounted.
+        #[arg(long, value_name = "PATH", default_value = "/sys")]
+        sysfs: PathBuf,
+    },
+}
+
+fn init_tracing(verbose: u8) {
+    let level = match verbose {
+        0 => tracing::Level::WARN,
+        1 => tracing::Level::INFO,
+        2 => tracing::Level::DEBUG,
+        _ => tracing::Level::TRACE,
+    };
+    tracing_subscriber::fmt()
+        .with_max_level(level)
+        .with_writer(io::stderr)
+        .with_target(false)
+        .without_time()
+        .init();
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_tracing(cli.common.verbose);
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("reader: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<ExitCode> {
+    let common = cli.common;
+    let summary = match cli.command {
+        None => live(&cli.live, &common)?,
+        Some(Command::Show { files, pmu }) => show(&files, &pmu, &common)?,
+        Some(Command::DumpRings { dir, device, sysfs }) => {
+            dump_rings(&dir, &device, &sysfs)?;
+            return Ok(ExitCode::SUCCESS);
+        }
+    };
+    if !common.no_summary && !summary.broken_pipe {
+        eprint!("{}", summary.to_text());
+    }
+    let corrupt = summary.cpus.values().any(|c| c.stopped || c.skipped > 0);
+    if corrupt {
+        eprintln!("reader: corrupt records were found (see above)");
+        return Ok(ExitCode::from(3));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn stdout_sink(
+    format: FormatArg,
+    pmus: PmuTypes,
+    follow: bool,
+) -> WriterSink<BufWriter<io::Stdout>> {
+    WriterSink::new(
+        BufWriter::with_capacity(64 * 1024, io::stdout()),
+        format.into(),
+        pmus,
+        follow,
+    )
+}
+
+fn live(args: &LiveArgs, common: &CommonArgs) -> Result<Summary> {
+    let mut dev = Device::open(&args.device)?;
+    if args.enable && !dev.enabled() {
+        dev.enable()?;
+        tracing::info!("capture enabled");
+    } else if !dev.enabled() {
+        tracing::warn!("capture is off: showing what the rings hold (--enable switches it on)");
+    }
+    let cpus = dev.possible_cpus(&args.sysfs);
+    let mut rings = Vec::new();
+    for &cpu in &cpus {
+        rings.push(RingConsumer::new(dev.map_ring(cpu)?));
+    }
+    let pmus = PmuTypes::from_sysfs(&args.sysfs);
+    let window_ns = args.reorder_window_ms.saturating_mul(1_000_000);
+    let mut writer = match &args.output {
+        Some(path) => {
+            let f = File::create(path).with_context(|| format!("creating {}", path.display()))?;
+            let header = TraceHeader {
+                abi_version: abi::ABI_VERSION,
+                window_ns,
+                cpus: cpus.clone(),
+                pmus: pmus.clone(),
+            };
+            Some(TraceWriter::new(BufWriter::new(f), &header).context("writing the trace header")?)
+        }
+        None => None,
+    };
+    let mode = if args.follow {
+        Mode::Follow(Box::new(
+            dev.waker(Duration::from_millis(args.poll_timeout_ms))?,
+        ))
+    } else {
+        Mode::Once
+    };
+    let mut sink = stdout_sink(common.format, pmus, args.follow);
+    let assembler = Assembler::new(&cpus, window_ns, &mut sink);
+    let summary = pipeline::run(
+        rings,
+        mode,
+        assembler,
+        writer.as_mut().map(|w| w as &mut dyn Recorder),
+    )
+    .context("writing the output")?;
+    if let Some(w) = writer {
+        w.finish().context("writing the trace file")?;
+    }
+    Ok(summary)
+}
+
+fn parse_pmus(specs: &[String]) -> Result<PmuTypes> {
+    let mut pairs = Vec::new();
+    for spec in specs {
+        let Some((name, ty)) = spec.split_once('=') else {
+            bail!("--pmu {spec}: expected NAME=TYPE");
+        };
+        let ty: u32 = ty
+            .parse()
+            .with_context(|| format!("--pmu {spec}: bad type"))?;
+        pairs.push((ty, name.to_owned()));
+    }
+    Ok(PmuTypes::from_pairs(pairs))
+}
+
+fn show(files: &[PathBuf], pmu: &[String], common: &CommonArgs) -> Result<Summary> {
+    let mut images = Vec::new();
+    let mut traces = Vec::new();
+    for path in files {
+        let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+        if trace::is_trace(&bytes) {
+            traces.push(
+                trace::read_trace(&bytes)
+                    .with_context(|| format!("decoding {}", path.display()))?,
+            );
+        } else {
+            images.push(ImageRing::from_bytes(bytes).with_context(|| {
+                format!("{}: neither a trace file nor a ring image", path.display())
+            })?);
+        }
+    }
+    let (cpus, window_ns, pmus, msgs) = match (traces.len(), images.is_empty()) {
+        (1, true) => {
+            let t = traces.remove(0);
+            if !t.complete {
+                tracing::warn!("the trace file has no END frame: the recording was cut short");
+            }
+            let mut pmus = t.header.pmus;
+            if !pmu.is_empty() {
+                pmus = parse_pmus(pmu)?;
+            }
+            (t.header.cpus, t.header.window_ns, pmus, t.msgs)
+        }
+        (0, false) => {
+            let (cpus, msgs) = drain_images(images)?;
+            (cpus, 0, parse_pmus(pmu)?, msgs)
+        }
+        _ => bail!("give one trace file, or one or more ring images (not both)"),
+    };
+    let mut sink = stdout_sink(common.format, pmus, false);
+    let assembler = Assembler::new(&cpus, window_ns, &mut sink);
+    Ok(pipeline::replay(msgs, assembler)?)
+}
+
+/// Drains ring images, one after the other, into the messages a live
+/// drain would have produced.
+fn drain_images(images: Vec<ImageRing>) -> Result<(Vec<u32>, Vec<DrainMsg>)> {
+    let mut cpus: Vec<u32> = images.iter().map(|i| i.meta().cpu).collect();
+    cpus.sort_unstable();
+    if cpus.windows(2).any(|w| w[0] == w[1]) {
+        bail!("two ring images of the same CPU");
+    }
+    Ok((cpus, antinomie_reader::pipeline::drain_once(images)))
+}
+
+fn dump_rings(dir: &Path, device: &Path, sysfs: &Path) -> Result<()> {
+    let dev = Device::open(device)?;
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    for cpu in dev.possible_cpus(sysfs) {
+        let ring = dev.map_ring(cpu)?;
+        let path = dir.join(format!("cpu{cpu}.ring"));
+        let mut f = File::create(&path).with_context(|| format!("creating {}", path.display()))?;
+        f.write_all(&ring.snapshot())
+            .with_context(|| format!("writing {}", path.display()))?;
+        println!("{}", path.display());
+    }
+    Ok(())
+}

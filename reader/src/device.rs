@@ -1,0 +1,439 @@
+//! `/dev/antinomie`: opening, the ioctls, the ring mappings and `poll()`.
+
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::mem::offset_of;
+use std::os::fd::{AsFd, OwnedFd};
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use antinomie_abi as abi;
+use memmap2::{Mmap, MmapMut, MmapOptions};
+use rustix::event::{PollFd, PollFlags};
+use rustix::ioctl::{ioctl, NoArg, Opcode, Updater};
+
+use crate::pipeline::{Tick, Waker};
+use crate::ring::{RingCounters, RingMemory};
+use crate::Error;
+
+/// The default device path.
+pub const DEFAULT_DEVICE: &str = "/dev/antinomie";
+
+/// An open `/dev/antinomie`.
+#[derive(Debug)]
+pub struct Device {
+    file: File,
+    path: PathBuf,
+    info: abi::Info,
+}
+
+fn open_error(path: &Path, e: io::Error) -> Error {
+    let path = path.to_path_buf();
+    match e.raw_os_error() {
+        Some(libc::ENOENT | libc::ENXIO | libc::ENODEV) => Error::DeviceMissing { path },
+        Some(libc::EACCES | libc::EPERM) => Error::AccessDenied { path },
+        Some(libc::EBUSY) => Error::Busy { path },
+        _ => Error::io(format!("opening {}", path.display()), e),
+    }
+}
+
+// The ioctl numbers are u32 in the ABI crate; rustix's Opcode is the
+// platform's `unsigned int` (or `unsigned long` with its libc backend).
+#[allow(clippy::cast_lossless, clippy::unnecessary_cast)]
+const fn opcode(cmd: u32) -> Opcode {
+    cmd as Opcode
+}
+
+impl Device {
+    /// Opens the device read-write and checks its ABI version.
+    ///
+    /// # Errors
+    /// [`Error::DeviceMissing`], [`Error::AccessDenied`], [`Error::Busy`],
+    /// [`Error::AbiVersion`], or another I/O error.
+    pub fn open(path: &Path) -> Result<Self, Error> {
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(path)
+            .map_err(|e| open_error(path, e))?;
+        let mut info = abi::Info::default();
+        // SAFETY: IOC_GET_INFO is _IOR(0xA6, 0, struct antinomie_info) and
+        // `info` is that struct (abi::Info mirrors it, layout asserted);
+        // the kernel writes at most _IOC_SIZE(cmd) = size_of::<Info>()
+        // bytes into it. Zeroed first, so fields an older kernel does not
+        // fill stay 0.
+        unsafe {
+            ioctl(
+                &file,
+                Updater::<{ opcode(abi::IOC_GET_INFO) }, abi::Info>::new(&mut info),
+            )
+        }
+        .map_err(|e| match e.raw_os_error() {
+            libc::ENOTTY => Error::Geometry(format!(
+                "{} does not answer ANTINOMIE_IOC_GET_INFO: not an Antinomie device",
+                path.display()
+            )),
+            _ => Error::io("ANTINOMIE_IOC_GET_INFO", e.into()),
+        })?;
+        if info.abi_version != abi::ABI_VERSION {
+            return Err(Error::AbiVersion {
+                kernel: info.abi_version,
+                reader: abi::ABI_VERSION,
+            });
+        }
+        if !info.data_size.is_power_of_two()
+            || info.page_size == 0
+            || info.mmap_size > info.mmap_stride
+            || info.data_offset.checked_add(2 * info.data_size) != Some(info.mmap_size)
+        {
+            return Err(Error::Geometry(format!("{info:?}")));
+        }
+        Ok(Device {
+            file,
+            path: path.to_path_buf(),
+            info,
+        })
+    }
+
+    /// The geometry.
+    #[must_use]
+    pub fn info(&self) -> &abi::Info {
+        &self.info
+    }
+
+    /// Whether capture of new calls is on (as of opening or [`Device::enable`]).
+    #[must_use]
+    pub fn enabled(&self) -> bool {
+        self.info.flags & abi::INFO_F_ENABLED != 0
+    }
+
+    /// Switches capture on (idempotent).
+    ///
+    /// # Errors
+    /// The ioctl's error.
+    pub fn enable(&mut self) -> Result<(), Error> {
+        // SAFETY: IOC_ENABLE is _IO(0xA6, 1): no argument.
+        unsafe { ioctl(&self.file, NoArg::<{ opcode(abi::IOC_ENABLE) }>::new()) }
+            .map_err(|e| Error::io("ANTINOMIE_IOC_ENABLE", e.into()))?;
+        self.info.flags |= abi::INFO_F_ENABLED;
+        Ok(())
+    }
+
+    /// The CPUs that have a ring: `/sys/devices/system/cpu/possible`, or
+    /// every id below `nr_cpu_ids` when that cannot be read.
+    #[must_use]
+    pub fn possible_cpus(&self, sysfs: &Path) -> Vec<u32> {
+        std::fs::read_to_string(sysfs.join("devices/system/cpu/possible"))
+            .ok()
+            .and_then(|s| parse_cpu_list(&s))
+            .unwrap_or_else(|| (0..self.info.nr_cpu_ids).collect())
+            .into_iter()
+            .filter(|&c| c < self.info.nr_cpu_ids)
+            .collect()
+    }
+
+    /// Maps the ring of `cpu`.
+    ///
+    /// # Errors
+    /// The mmap's error, or [`Error::Geometry`] if the meta page disagrees
+    /// with the device's geometry.
+    pub fn map_ring(&self, cpu: u32) -> Result<MappedRing, Error> {
+        let i = &self.info;
+        let what = |part: &str| format!("mapping the {part} of cpu {cpu}'s ring");
+        let base = u64::from(cpu) * i.mmap_stride;
+        let page = usize::try_from(i.page_size).map_err(|_| Error::Geometry("page size".into()))?;
+        let data_len =
+            usize::try_from(2 * i.data_size).map_err(|_| Error::Geometry("data size".into()))?;
+        let map_err = |part: &str, e: io::Error| match e.raw_os_error() {
+            Some(libc::EACCES | libc::EPERM) => Error::AccessDenied {
+                path: self.path.clone(),
+            },
+            _ => Error::io(what(part), e),
+        };
+        // SAFETY (all three maps): the mappings are MAP_SHARED views of the
+        // kernel's ring. The kernel writes the meta page and the data pages
+        // concurrently; this crate reads producer_pos and the counters only
+        // through atomics, and reads data bytes only in [consumer_pos,
+        // producer_pos) after the acquire at (B), which the producer does
+        // not write until the consumer releases them at (C) (header,
+        // MEMORY ORDERING). The file stays open as long as the mappings.
+        let meta = unsafe { MmapOptions::new().offset(base).len(page).map(&self.file) }
+            .map_err(|e| map_err("meta page", e))?;
+        let consumer = unsafe {
+            MmapOptions::new()
+                .offset(base + i.consumer_offset)
+                .len(page)
+                .map_mut(&self.file)
+        }
+        .map_err(|e| map_err("consumer page", e))?;
+        let data = unsafe {
+            MmapOptions::new()
+                .offset(base + i.data_offset)
+                .len(data_len)
+                .map(&self.file)
+        }
+        .map_err(|e| map_err("data pages", e))?;
+        if meta.len() < size_of::<abi::Meta>() || consumer.len() < size_of::<abi::Consumer>() {
+            return Err(Error::Geometry(format!("page size {page} is too small")));
+        }
+        let m: abi::Meta = bytemuck::pod_read_unaligned(&meta[..size_of::<abi::Meta>()]);
+        if m.magic != abi::MAGIC
+            || m.abi_version != abi::ABI_VERSION
+            || m.cpu != cpu
+            || m.data_size != i.data_size
+            || m.consumer_offset != i.consumer_offset
+            || m.data_offset != i.data_offset
+        {
+            return Err(Error::Geometry(format!(
+                "cpu {cpu}'s meta page disagrees with the device: {m:?}"
+            )));
+        }
+        Ok(MappedRing {
+            cpu,
+            meta,
+            consumer,
+            data,
+            data_size: i.data_size,
+            meta_copy: m,
+        })
+    }
+
+    /// A [`Waker`] that sleeps in `poll()` on the device and on SIGINT and
+    /// SIGTERM, with `timeout` so that idle rings advance the merge.
+    ///
+    /// # Errors
+    /// Setting up the signal pipe or duplicating the device fd.
+    pub fn waker(&self, timeout: Duration) -> Result<DeviceWaker, Error> {
+        let (read, write) =
+            UnixStream::pair().map_err(|e| Error::io("creating the signal pipe", e))?;
+        read.set_nonblocking(true)
+            .map_err(|e| Error::io("creating the signal pipe", e))?;
+        for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+            let w = write
+                .try_clone()
+                .map_err(|e| Error::io("creating the signal pipe", e))?;
+            signal_hook::low_level::pipe::register(sig, w)
+                .map_err(|e| Error::io("installing the signal handlers", e))?;
+        }
+        let dev = self
+            .file
+            .as_fd()
+            .try_clone_to_owned()
+            .map_err(|e| Error::io("duplicating the device fd", e))?;
+        Ok(DeviceWaker {
+            dev,
+            signals: read,
+            timeout,
+        })
+    }
+}
+
+/// Parses a kernel CPU list such as `0-3,8`.
+#[must_use]
+pub fn parse_cpu_list(s: &str) -> Option<Vec<u32>> {
+    let mut out = Vec::new();
+    for part in s.trim().split(',').filter(|p| !p.is_empty()) {
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b) = (a.parse::<u32>().ok()?, b.parse::<u32>().ok()?);
+                if b < a || b - a > 65536 {
+                    return None;
+                }
+                out.extend(a..=b);
+            }
+            None => out.push(part.parse().ok()?),
+        }
+    }
+    Some(out)
+}
+
+/// One CPU's ring, mapped from the device.
+#[derive(Debug)]
+pub struct MappedRing {
+    cpu: u32,
+    meta: Mmap,
+    consumer: MmapMut,
+    data: Mmap,
+    data_size: u64,
+    meta_copy: abi::Meta,
+}
+
+impl MappedRing {
+    /// The atomic at `offset` in the meta page.
+    // The pointer is page-aligned plus an 8-aligned offset (see SAFETY).
+    #[allow(clippy::cast_ptr_alignment)]
+    fn meta_atomic(&self, offset: usize) -> &AtomicU64 {
+        debug_assert!(offset % 8 == 0 && offset + 8 <= self.meta.len());
+        // SAFETY: the meta page is mapped, page-aligned, for as long as
+        // `self`; `offset` is the offset of a u64 field of struct
+        // antinomie_meta (8-aligned, within the page). The kernel writes
+        // these fields with single 64-bit stores (smp_store_release for
+        // producer_pos), and this crate only ever loads them atomically,
+        // so no non-atomic access races with them. An atomic load is a
+        // plain `mov` on x86-64, so the read-only mapping is never
+        // written.
+        unsafe { AtomicU64::from_ptr(self.meta.as_ptr().add(offset).cast::<u64>().cast_mut()) }
+    }
+
+    // The pointer is page-aligned (see SAFETY).
+    #[allow(clippy::cast_ptr_alignment)]
+    fn consumer_atomic(&self) -> &AtomicU64 {
+        // SAFETY: the consumer page is mapped read-write, page-aligned, for
+        // as long as `self`; consumer_pos is its first u64. The kernel only
+        // reads it (smp_load_acquire at (D)) except when reinitialising a
+        // ring, which it refuses while a ring is mapped; this crate only
+        // accesses it atomically.
+        unsafe { AtomicU64::from_ptr(self.consumer.as_ptr().cast::<u64>().cast_mut()) }
+    }
+
+    /// The meta page as it was when mapped.
+    #[must_use]
+    pub fn meta(&self) -> &abi::Meta {
+        &self.meta_copy
+    }
+
+    /// A golden ring image of this ring: meta page, consumer page, one copy
+    /// of the data area (see [`crate::ring::ImageRing`]).
+    #[must_use]
+    pub fn snapshot(&self) -> Vec<u8> {
+        let m = &self.meta_copy;
+        let len = usize::try_from(m.data_offset + m.data_size).unwrap_or(0);
+        let mut img = vec![0u8; len];
+        let counters = self.counters();
+        let mut meta = *m;
+        meta.producer_pos = counters.producer_pos;
+        meta.produced = counters.produced;
+        meta.lost = counters.lost;
+        img[..size_of::<abi::Meta>()].copy_from_slice(bytemuck::bytes_of(&meta));
+        let co = usize::try_from(m.consumer_offset).unwrap_or(0);
+        img[co..co + 8].copy_from_slice(&counters.consumer_pos.to_le_bytes());
+        let d = usize::try_from(m.data_offset).unwrap_or(0);
+        let n = usize::try_from(m.data_size).unwrap_or(0);
+        img[d..d + n].copy_from_slice(&self.data[..n]);
+        img
+    }
+}
+
+impl RingMemory for MappedRing {
+    fn cpu(&self) -> u32 {
+        self.cpu
+    }
+
+    fn data_size(&self) -> u64 {
+        self.data_size
+    }
+
+    fn data(&self) -> &[u8] {
+        &self.data
+    }
+
+    fn load_producer_pos(&self) -> u64 {
+        // ATOMICS: (B) load-acquire of meta->producer_pos, pairing with the
+        // producer's (A) smp_store_release: the records before it are
+        // complete when read.
+        self.meta_atomic(offset_of!(abi::Meta, producer_pos))
+            .load(Ordering::Acquire)
+    }
+
+    fn load_consumer_pos(&self) -> u64 {
+        // ATOMICS: our own position; the kernel does not write it while
+        // the ring is mapped. Relaxed.
+        self.consumer_atomic().load(Ordering::Relaxed)
+    }
+
+    fn store_consumer_pos(&self, pos: u64) {
+        // ATOMICS: (C) store-release of consumer->consumer_pos after the
+        // last read of the records before it, pairing with the producer's
+        // (D) smp_load_acquire before it reuses that space.
+        self.consumer_atomic().store(pos, Ordering::Release);
+    }
+
+    fn counters(&self) -> RingCounters {
+        // ATOMICS: the counters are single u64 stores by the producer;
+        // relaxed loads, as the header says. producer_pos with Acquire so
+        // that `produced` read after it counts at least its records.
+        let producer_pos = self.load_producer_pos();
+        let mut lost = [0u64; abi::LOST_NR_SLOTS];
+        for (i, l) in lost.iter_mut().enumerate() {
+            *l = self
+                .meta_atomic(offset_of!(abi::Meta, lost) + 8 * i)
+                .load(Ordering::Relaxed);
+        }
+        RingCounters {
+            producer_pos,
+            consumer_pos: self.load_consumer_pos(),
+            produced: self
+                .meta_atomic(offset_of!(abi::Meta, produced))
+                .load(Ordering::Relaxed),
+            lost,
+        }
+    }
+}
+
+/// Sleeps in `poll()` on the device and the signal pipe.
+#[derive(Debug)]
+pub struct DeviceWaker {
+    dev: OwnedFd,
+    signals: UnixStream,
+    timeout: Duration,
+}
+
+impl Waker for DeviceWaker {
+    fn wait(&mut self) -> Tick {
+        let timeout = rustix::time::Timespec {
+            tv_sec: i64::try_from(self.timeout.as_secs()).unwrap_or(i64::MAX),
+            tv_nsec: i64::from(self.timeout.subsec_nanos()),
+        };
+        let mut fds = [
+            PollFd::new(&self.dev, PollFlags::IN),
+            PollFd::new(&self.signals, PollFlags::IN),
+        ];
+        match rustix::event::poll(&mut fds, Some(&timeout)) {
+            Ok(_) | Err(rustix::io::Errno::INTR) => {}
+            Err(e) => {
+                tracing::error!("poll on the device failed: {e}; stopping");
+                return Tick::Stop;
+            }
+        }
+        if fds[1].revents().contains(PollFlags::IN) {
+            tracing::info!("signal received: draining and stopping");
+            return Tick::Stop;
+        }
+        if fds[0]
+            .revents()
+            .intersects(PollFlags::ERR | PollFlags::HUP | PollFlags::NVAL)
+        {
+            tracing::error!("the device reported an error to poll(); stopping");
+            return Tick::Stop;
+        }
+        Tick::Drain
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_lists() {
+        assert_eq!(parse_cpu_list("0-3\n"), Some(vec![0, 1, 2, 3]));
+        assert_eq!(parse_cpu_list("0,2-3"), Some(vec![0, 2, 3]));
+        assert_eq!(parse_cpu_list("x"), None);
+        assert_eq!(parse_cpu_list("3-1"), None);
+    }
+
+    #[test]
+    fn missing_device_is_explained() {
+        let e = Device::open(Path::new("/nonexistent/antinomie")).unwrap_err();
+        assert!(matches!(e, Error::DeviceMissing { .. }), "{e}");
+        assert!(e.to_string().contains("CONFIG_ANTINOMIE"));
+    }
+
+    #[test]
+    fn a_non_antinomie_device_is_refused() {
+        let e = Device::open(Path::new("/dev/null")).unwrap_err();
+        assert!(matches!(e, Error::Geometry(_)), "{e}");
+    }
+}

@@ -1,0 +1,32 @@
+//! `antinomie-reader`: drains Antinomie's per-CPU rings, merges the records
+//! in time order, pairs each call's ENTRY and EXIT, decodes them and prints
+//! them as strace-like text or JSON Lines.
+//!
+//! ```text
+//!  ring (cpu 0) ─ drain thread ─┐
+//!  ring (cpu 1) ─ drain thread ─┼─ crossbeam ─▶ Merger ─▶ Pairer ─▶ Sink (text | JSON)
+//!  ring (cpu n) ─ drain thread ─┘   (DrainMsg)   (time)   (call_id)     └▶ trace file
+//! ```
+//!
+//! Modules, bottom up:
+//! * [`record`]: validated views of one record's bytes, and owned records.
+//! * [`ring`]: the consumer of one ring over live or image memory.
+//! * [`decode`]: the `perf_event_attr` member table and name tables.
+//! * [`call`]: [`call::Call`], a paired, decoded call, and the table of its
+//!   record keys ([`call::CALL_FIELDS`]).
+//! * [`pipeline`]: drain threads, the time merge, pairing, the summary.
+//! * [`output`]: text and JSON Lines.
+//! * [`trace`]: the raw trace file (`--output`, `reader show`).
+//! * [`device`]: `/dev/antinomie`: ioctls, mappings, `poll()`.
+
+pub mod call;
+pub mod decode;
+pub mod device;
+mod error;
+pub mod output;
+pub mod pipeline;
+pub mod record;
+pub mod ring;
+pub mod trace;
+
+pub use error::Error;

@@ -1,0 +1,401 @@
+//! Text and JSON Lines output.
+//!
+//! # Text
+//!
+//! One strace-like line per call:
+//!
+//! ```text
+//! 12.000001000 cpu=0 pid=100 tid=101 perf_event_open({type=PERF_TYPE_SOFTWARE, size=PERF_ATTR_SIZE_VER8, config=PERF_COUNT_SW_CPU_CLOCK, disabled=1, exclude_kernel=1}, pid=0, cpu=-1, group_fd=-1, flags=PERF_FLAG_FD_CLOEXEC) = 3 <0.000012>
+//! ```
+//!
+//! The time is the ENTRY's `CLOCK_MONOTONIC` time in seconds; `cpu=0>1` says
+//! the EXIT came from another CPU. As strace's default (abbreviated) mode,
+//! the attr shows `type`, `size` and `config` always and every other member
+//! only when it is non-zero; unlike strace, members are shown whatever the
+//! flags that make them meaningful, so nothing non-zero hides, and only the
+//! union alias that applies is named (`sample_freq` with `freq=1`,
+//! `bp_addr` for breakpoints, `kprobe_func` for a kprobe PMU known from
+//! sysfs, else `config1`). Values use the uapi names; unknown bits follow
+//! in hex, unknown values carry a `/* …??? */` comment. Captures that did
+//! not yield the whole attr say so: `NULL`, `0x… /* fault at offset 4 */`,
+//! `/* bytes 136..200: nonzero */`, `size=0x20 => PERF_ATTR_SIZE_VER8` (the
+//! size the kernel wrote back after E2BIG), and a double fetch shows what
+//! the kernel used. Errors print as `= -1 E2BIG (Argument list too long)`;
+//! an ENTRY without EXIT as `= ? <unfinished>`; an EXIT without ENTRY as
+//! `perf_event_open(/* entry lost */) = …`. LOST records print as
+//! `--- lost … ---` lines where they occur in time.
+//!
+//! # JSON Lines
+//!
+//! One object per line, keys always present (`null` when not applicable)
+//! and always in the same order: for calls the keys of
+//! [`crate::call::CALL_FIELDS`], for LOST records those of
+//! [`crate::call::LOST_FIELDS`]; the `event` key tells them apart. The
+//! schema is documented in `reader/README.md`.
+
+use std::fmt::Write as _;
+use std::io::{self, Write};
+
+use antinomie_abi as abi;
+use serde::ser::{SerializeMap, Serializer as _};
+
+use crate::call::{lost_reason, Call, CallState, Value, CALL_FIELDS, LOST_FIELDS};
+use crate::decode::{attr, names, AttrView, PmuTypes, Repr, ATTR_MEMBERS};
+use crate::pipeline::Sink;
+use crate::record::LostRecord;
+
+/// The output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// strace-like text.
+    Text,
+    /// JSON Lines.
+    Json,
+}
+
+fn time(ns: u64) -> String {
+    format!("{}.{:09}", ns / 1_000_000_000, ns % 1_000_000_000)
+}
+
+fn pointer(p: u64) -> String {
+    if p == 0 {
+        "NULL".to_owned()
+    } else {
+        format!("{p:#x}")
+    }
+}
+
+fn attr_members(view: &AttrView<'_>, pmus: &PmuTypes, required: Option<u32>) -> Vec<String> {
+    view.text_members(pmus)
+        .into_iter()
+        .map(|(m, s)| match (m.name, required) {
+            ("size", Some(r)) => format!("size={s} => {}", attr::render_size(u64::from(r))),
+            (name, _) => format!("{name}={s}"),
+        })
+        .collect()
+}
+
+/// The first argument as text.
+fn attr_text(call: &Call, pmus: &PmuTypes) -> String {
+    let ptr = call.arg(0).map_or_else(|| "?".to_owned(), pointer);
+    let Some(cap) = call.attr_capture() else {
+        return ptr;
+    };
+    let h = &cap.header;
+    let required = call.required_size();
+    let mut out = match h.status {
+        abi::STATUS_NULL_PTR => return "NULL".to_owned(),
+        abi::STATUS_NOT_APPLICABLE => {
+            return format!("{ptr} /* not read: the flags were rejected first */")
+        }
+        abi::STATUS_INVALID_SIZE => {
+            let mut b = [0u8; 8];
+            b[4..8].copy_from_slice(&h.declared_size.to_le_bytes());
+            let view = AttrView::new(&b);
+            let size = attr_members(&view, pmus, required)
+                .into_iter()
+                .find(|s| s.starts_with("size="))
+                .unwrap_or_default();
+            return format!("{{{size} /* invalid size: not read further */}}");
+        }
+        abi::STATUS_FAULT if cap.data.is_empty() => {
+            let what = if h.flags & abi::CAPTURE_F_SIZE_FAULT != 0 {
+                "the size field is unreadable"
+            } else {
+                "unreadable"
+            };
+            return format!("{ptr} /* {what}: fault at offset {} */", h.fault_offset);
+        }
+        _ => {
+            let view = AttrView::new(&cap.data);
+            let mut parts = attr_members(&view, pmus, required);
+            match h.status {
+                abi::STATUS_FAULT => {
+                    parts.push(format!("/* fault at offset {} */", h.fault_offset));
+                }
+                abi::STATUS_TRUNCATED => {
+                    let tail = if h.flags & abi::CAPTURE_F_TAIL_NONZERO != 0 {
+                        "nonzero"
+                    } else if h.flags & abi::CAPTURE_F_TAIL_ZERO != 0 {
+                        "zero"
+                    } else {
+                        "not checked"
+                    };
+                    parts.push(format!(
+                        "/* bytes {}..{}: {tail} */",
+                        attr::ATTR_SIZE_MAX,
+                        h.declared_size
+                    ));
+                }
+                abi::STATUS_COMPLETE => {}
+                other => parts.push(format!("/* capture status {other} */")),
+            }
+            format!("{{{}}}", parts.join(", "))
+        }
+    };
+    if call.double_fetch() == Some(true) {
+        match call.kernel_attr() {
+            Some(k) => {
+                let _ = write!(
+                    out,
+                    " /* double fetch: the kernel used {{{}}} */",
+                    attr_members(&k, pmus, None).join(", ")
+                );
+            }
+            None => out.push_str(" /* double fetch */"),
+        }
+    }
+    out
+}
+
+fn ret_text(call: &Call) -> String {
+    let Some(ret) = call.ret() else {
+        return if call.exit_maybe_lost {
+            "= ? <unfinished: its exit may be lost>".to_owned()
+        } else {
+            "= ? <unfinished>".to_owned()
+        };
+    };
+    let dur = call.duration_ns().unwrap_or(0);
+    let dur = format!(
+        "<{}.{:06}>",
+        dur / 1_000_000_000,
+        dur % 1_000_000_000 / 1000
+    );
+    match call.errno() {
+        Some(e) => match u32::try_from(e).ok().and_then(names::errno) {
+            Some(e) => format!("= -1 {} ({}) {dur}", e.name, e.message),
+            None => format!("= -1 E??? (errno {e}) {dur}"),
+        },
+        None => format!("= {ret} {dur}"),
+    }
+}
+
+/// A call as one text line (without the newline).
+#[must_use]
+pub fn call_text(call: &Call, pmus: &PmuTypes) -> String {
+    let h = call.header();
+    let mut s = time(h.time_ns);
+    let _ = write!(s, " cpu={}", h.cpu);
+    if let Some(x) = call.exit_cpu().filter(|&x| x != h.cpu) {
+        let _ = write!(s, ">{x}");
+    }
+    let _ = write!(s, " pid={} tid={} ", h.pid, h.tid);
+    if call.compat() {
+        s.push_str("/* compat */ ");
+    }
+    s.push_str("perf_event_open(");
+    match call.state {
+        CallState::EntryLost => s.push_str("/* entry lost */"),
+        CallState::EntryMissing => s.push_str("/* entry not seen */"),
+        CallState::Complete | CallState::Unfinished => {
+            s.push_str(&attr_text(call, pmus));
+            let int = |v: Option<i64>| v.map_or_else(|| "?".to_owned(), |v| v.to_string());
+            let _ = write!(
+                s,
+                ", pid={}, cpu={}, group_fd={}, flags={}",
+                int(call.arg_pid()),
+                int(call.arg_cpu()),
+                int(call.arg_group_fd()),
+                call.arg(4).map_or_else(
+                    || "?".to_owned(),
+                    |f| names::format_flags(names::PERF_FLAG, f, "PERF_FLAG_???")
+                ),
+            );
+        }
+    }
+    s.push_str(") ");
+    s.push_str(&ret_text(call));
+    s
+}
+
+/// A LOST record as one text line.
+#[must_use]
+pub fn lost_text(l: &LostRecord) -> String {
+    let by_reason: Vec<String> = l
+        .body
+        .lost
+        .iter()
+        .enumerate()
+        .filter(|(_, &n)| n != 0)
+        .map(|(i, n)| format!("{}={n}", lost_reason(i)))
+        .collect();
+    let total: u64 = l.body.lost.iter().sum();
+    format!(
+        "{} cpu={} --- lost {total} records ({}), call ids {}..{}, times {}..{} ---",
+        time(l.header.time_ns),
+        l.header.cpu,
+        by_reason.join(", "),
+        l.body.min_call_id,
+        l.body.max_call_id,
+        time(l.body.first_time_ns),
+        time(l.body.last_time_ns),
+    )
+}
+
+/// JSON value of a member: a bool for one-bit flags, a signed number for
+/// signed members, else an unsigned number.
+fn member_json(view: &AttrView<'_>, m: &attr::AttrMember) -> Option<serde_json::Value> {
+    if m.is_signed() {
+        return view.signed(m).map(serde_json::Value::from);
+    }
+    let v = view.raw(m)?;
+    Some(match (m.repr, m.bits) {
+        (Repr::Bit, Some((_, 1))) => serde_json::Value::Bool(v != 0),
+        _ => serde_json::Value::from(v),
+    })
+}
+
+struct AttrJson<'a, 'p> {
+    view: AttrView<'a>,
+    pmus: &'p PmuTypes,
+    names: bool,
+}
+
+impl serde::Serialize for AttrJson<'_, '_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(None)?;
+        for m in ATTR_MEMBERS {
+            if !self.view.applies(m, self.pmus) {
+                continue;
+            }
+            if self.names {
+                if m.repr.is_symbolic() {
+                    if let Some(r) = self.view.render(m, self.pmus) {
+                        map.serialize_entry(m.name, &r)?;
+                    }
+                }
+            } else if let Some(v) = member_json(&self.view, m) {
+                map.serialize_entry(m.name, &v)?;
+            }
+        }
+        map.end()
+    }
+}
+
+struct ValueJson<'a, 'p>(&'a Value<'a>, &'p PmuTypes);
+
+impl serde::Serialize for ValueJson<'_, '_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Value::Null => s.serialize_unit(),
+            Value::U64(v) => s.serialize_u64(*v),
+            Value::I64(v) => s.serialize_i64(*v),
+            Value::Bool(v) => s.serialize_bool(*v),
+            Value::Str(v) => s.serialize_str(v),
+            Value::Names(v) => s.collect_seq(v.iter()),
+            Value::Attr(view) => AttrJson {
+                view: *view,
+                pmus: self.1,
+                names: false,
+            }
+            .serialize(s),
+            Value::AttrNames(view) => AttrJson {
+                view: *view,
+                pmus: self.1,
+                names: true,
+            }
+            .serialize(s),
+        }
+    }
+}
+
+/// Appends a call as one JSON line (with the newline).
+///
+/// # Errors
+/// Only if writing to `out` fails.
+pub fn call_json<W: Write>(call: &Call, pmus: &PmuTypes, out: &mut W) -> io::Result<()> {
+    let mut ser = serde_json::Serializer::new(&mut *out);
+    let mut map = ser.serialize_map(Some(CALL_FIELDS.len()))?;
+    for f in CALL_FIELDS {
+        let v = (f.get)(call);
+        map.serialize_entry(f.key, &ValueJson(&v, pmus))?;
+    }
+    SerializeMap::end(map)?;
+    out.write_all(b"\n")
+}
+
+/// Appends a LOST record as one JSON line.
+///
+/// # Errors
+/// Only if writing to `out` fails.
+pub fn lost_json<W: Write>(l: &LostRecord, out: &mut W) -> io::Result<()> {
+    let pmus = PmuTypes::none();
+    let mut ser = serde_json::Serializer::new(&mut *out);
+    let mut map = ser.serialize_map(Some(LOST_FIELDS.len()))?;
+    for f in LOST_FIELDS {
+        let v = (f.get)(l);
+        map.serialize_entry(f.key, &ValueJson(&v, &pmus))?;
+    }
+    SerializeMap::end(map)?;
+    out.write_all(b"\n")
+}
+
+/// A [`Sink`] writing text or JSON Lines.
+#[derive(Debug)]
+pub struct WriterSink<W: Write> {
+    out: W,
+    format: Format,
+    pmus: PmuTypes,
+    flush_each: bool,
+    line: Vec<u8>,
+}
+
+impl<W: Write> WriterSink<W> {
+    /// Writes `format` to `out`, naming dynamic PMUs from `pmus`. With
+    /// `flush_each`, every line is flushed as it is written (`--follow`).
+    pub fn new(out: W, format: Format, pmus: PmuTypes, flush_each: bool) -> Self {
+        WriterSink {
+            out,
+            format,
+            pmus,
+            flush_each,
+            line: Vec::with_capacity(1024),
+        }
+    }
+
+    /// The writer.
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+
+    fn put(&mut self) -> io::Result<()> {
+        self.out.write_all(&self.line)?;
+        self.line.clear();
+        if self.flush_each {
+            self.out.flush()?;
+        }
+        Ok(())
+    }
+}
+
+impl<W: Write> Sink for WriterSink<W> {
+    fn call(&mut self, call: &Call) -> io::Result<()> {
+        self.line.clear();
+        match self.format {
+            Format::Text => {
+                self.line
+                    .extend_from_slice(call_text(call, &self.pmus).as_bytes());
+                self.line.push(b'\n');
+            }
+            Format::Json => call_json(call, &self.pmus, &mut self.line)?,
+        }
+        self.put()
+    }
+
+    fn lost(&mut self, lost: &LostRecord) -> io::Result<()> {
+        self.line.clear();
+        match self.format {
+            Format::Text => {
+                self.line.extend_from_slice(lost_text(lost).as_bytes());
+                self.line.push(b'\n');
+            }
+            Format::Json => lost_json(lost, &mut self.line)?,
+        }
+        self.put()
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}

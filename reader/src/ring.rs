@@ -1,0 +1,610 @@
+//! The consumer side of one CPU's ring.
+//!
+//! [`RingMemory`] abstracts where the ring lives: the live device mapping
+//! ([`crate::device::MappedRing`]: meta page read-only, consumer page
+//! read-write, data pages mapped twice so that a record is always
+//! contiguous) or a plain byte image ([`ImageRing`]: a golden ring image or
+//! a test's, data mapped once, so a record may straddle the end of the data
+//! area and is then copied into a scratch buffer).
+//!
+//! [`RingConsumer`] reads `producer_pos` with Acquire (the header's
+//! MEMORY ORDERING point (B)), hands out one borrowed record at a time as a
+//! [`RecordGuard`], and advances `consumer_pos` when the guard is dropped;
+//! the new position is published with Release (point (C)) in batches, and
+//! at the end of every drain pass.
+//!
+//! # Corrupt records: the policy
+//!
+//! Every record is validated before it is handed out ([`crate::record`]):
+//! the kernel-written memory is untrusted. A bad record is returned as a
+//! [`CorruptRecord`] carrying the CPU and the ring position, never a panic:
+//!
+//! * A *framing* error (bad size, misaligned position, a record running past
+//!   `producer_pos`, a bad `hdr_size`, type 0, inconsistent positions) means
+//!   the next record cannot be located. The consumer **stops this ring**:
+//!   it publishes the position of the last good record, returns the error
+//!   once ([`CorruptRecord::fatal`]), and then yields nothing more. The
+//!   other rings carry on. The undecodable bytes stay in the ring, where
+//!   the kernel counts what it cannot write as lost, so nothing is lost
+//!   silently.
+//! * An error inside a well-framed record (unknown type, a body or capture
+//!   item that does not nest, a wrong `cpu`) skips that record by its size
+//!   and continues: the header says readers skip types they do not know.
+//! * A consumer position that is invalid when the consumer starts (ahead of
+//!   the producer, more than `data_size` behind it, or misaligned) is
+//!   reported and the consumer resynchronises at `producer_pos`.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use antinomie_abi as abi;
+
+use crate::record::{self, RecordError, RecordView, HEADER_SIZE};
+use crate::Error;
+
+/// A ring's positions and counters as the kernel reports them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RingCounters {
+    /// `meta.producer_pos`.
+    pub producer_pos: u64,
+    /// `consumer.consumer_pos`.
+    pub consumer_pos: u64,
+    /// `meta.produced`: ENTRY and EXIT records written.
+    pub produced: u64,
+    /// `meta.lost[]`: ENTRY and EXIT records dropped, by reason.
+    pub lost: [u64; abi::LOST_NR_SLOTS],
+}
+
+/// Where a ring's memory is. Implementations own (or map) the memory for
+/// their whole lifetime.
+pub trait RingMemory {
+    /// The ring's CPU.
+    fn cpu(&self) -> u32;
+    /// Bytes of the data area: a power of two.
+    fn data_size(&self) -> u64;
+    /// The data area: `data_size` bytes, or `2 * data_size` when the pages
+    /// are mapped twice in a row.
+    fn data(&self) -> &[u8];
+    /// `meta.producer_pos`, loaded with Acquire: MEMORY ORDERING (B).
+    fn load_producer_pos(&self) -> u64;
+    /// `consumer.consumer_pos` as currently stored.
+    fn load_consumer_pos(&self) -> u64;
+    /// Stores `consumer.consumer_pos` with Release: MEMORY ORDERING (C).
+    fn store_consumer_pos(&self, pos: u64);
+    /// The counters, each read with a relaxed load.
+    fn counters(&self) -> RingCounters;
+}
+
+/// A record that could not be decoded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("cpu {cpu}: {} record at ring position {pos:#x} (data offset {offset:#x}): {error}{}",
+    if *.fatal { "corrupt" } else { "skipped" },
+    if *.fatal { "; ring stopped" } else { "" })]
+pub struct CorruptRecord {
+    /// The ring's CPU.
+    pub cpu: u32,
+    /// The free-running ring position of the record.
+    pub pos: u64,
+    /// Its offset in the data area (`pos & (data_size - 1)`).
+    pub offset: u64,
+    /// What is wrong.
+    pub error: RecordError,
+    /// Whether the ring was stopped (a framing error) rather than the one
+    /// record skipped.
+    pub fatal: bool,
+}
+
+/// What a consumer saw.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ConsumerStats {
+    /// Valid records handed out.
+    pub records: u64,
+    /// Records skipped (non-fatal errors).
+    pub skipped: u64,
+    /// Bytes consumed.
+    pub bytes: u64,
+}
+
+#[derive(Debug)]
+struct Cursor {
+    cpu: u32,
+    data_size: u64,
+    consumer_pos: u64,
+    published_pos: u64,
+    producer_pos: u64,
+    batch: u64,
+    stopped: bool,
+    pending: Option<CorruptRecord>,
+    stats: ConsumerStats,
+}
+
+impl Cursor {
+    fn corrupt(&self, pos: u64, error: RecordError, fatal: bool) -> CorruptRecord {
+        CorruptRecord {
+            cpu: self.cpu,
+            pos,
+            offset: pos & (self.data_size - 1),
+            error,
+            fatal,
+        }
+    }
+}
+
+fn publish<M: RingMemory>(mem: &M, cur: &mut Cursor) {
+    if cur.consumer_pos != cur.published_pos {
+        // ATOMICS: (C) store-release of consumer_pos, after the last read of
+        // the records' bytes, pairing with the producer's (D) load-acquire;
+        // done inside store_consumer_pos.
+        mem.store_consumer_pos(cur.consumer_pos);
+        cur.published_pos = cur.consumer_pos;
+    }
+}
+
+/// Copies `buf.len()` bytes of the data area from `offset`, wrapping
+/// around its end.
+fn copy_wrapped(data: &[u8], data_size: usize, offset: usize, buf: &mut [u8]) {
+    let first = buf.len().min(data_size - offset);
+    buf[..first].copy_from_slice(&data[offset..offset + first]);
+    let rest = buf.len() - first;
+    buf[first..].copy_from_slice(&data[..rest]);
+}
+
+/// The consumer of one ring.
+#[derive(Debug)]
+pub struct RingConsumer<M: RingMemory> {
+    mem: M,
+    scratch: Vec<u8>,
+    cur: Cursor,
+}
+
+impl<M: RingMemory> RingConsumer<M> {
+    /// Starts consuming at the ring's stored consumer position. An invalid
+    /// one is reported by the first [`RingConsumer::next_record`] and replaced by
+    /// `producer_pos`.
+    pub fn new(mem: M) -> Self {
+        let data_size = mem.data_size();
+        let producer_pos = mem.load_producer_pos();
+        let stored = mem.load_consumer_pos();
+        let mut cur = Cursor {
+            cpu: mem.cpu(),
+            data_size,
+            consumer_pos: stored,
+            published_pos: stored,
+            producer_pos,
+            batch: (data_size / 4).max(u64::from(abi::RECORD_ALIGN)),
+            stopped: false,
+            pending: None,
+            stats: ConsumerStats::default(),
+        };
+        let behind = producer_pos.wrapping_sub(stored);
+        if behind > data_size || stored % u64::from(abi::RECORD_ALIGN) != 0 {
+            cur.pending = Some(cur.corrupt(
+                stored,
+                RecordError::BadPositions {
+                    producer_pos,
+                    consumer_pos: stored,
+                    data_size,
+                },
+                false,
+            ));
+            cur.consumer_pos = producer_pos;
+        }
+        RingConsumer {
+            mem,
+            scratch: Vec::new(),
+            cur,
+        }
+    }
+
+    /// The ring's CPU.
+    pub fn cpu(&self) -> u32 {
+        self.cur.cpu
+    }
+
+    /// The memory consumed.
+    pub fn memory(&self) -> &M {
+        &self.mem
+    }
+
+    /// Sets how many consumed bytes make the consumer publish its position
+    /// (default: a quarter of the data area).
+    pub fn set_batch(&mut self, bytes: u64) {
+        self.cur.batch = bytes.max(1);
+    }
+
+    /// Loads `producer_pos` (Acquire, point (B)) and returns the bytes
+    /// available to read.
+    pub fn refresh(&mut self) -> u64 {
+        // ATOMICS: (B) load-acquire of producer_pos, pairing with the
+        // producer's (A) store-release; done inside load_producer_pos.
+        self.cur.producer_pos = self.mem.load_producer_pos();
+        self.cur.producer_pos.wrapping_sub(self.cur.consumer_pos)
+    }
+
+    /// Publishes the consumer position now (Release, point (C)). Call
+    /// before sleeping in `poll()`.
+    pub fn publish(&mut self) {
+        publish(&self.mem, &mut self.cur);
+    }
+
+    /// The position of the next record.
+    pub fn position(&self) -> u64 {
+        self.cur.consumer_pos
+    }
+
+    /// Whether a framing error stopped this ring.
+    pub fn is_stopped(&self) -> bool {
+        self.cur.stopped
+    }
+
+    /// What this consumer saw.
+    pub fn stats(&self) -> ConsumerStats {
+        self.cur.stats
+    }
+
+    /// The kernel's counters for this ring.
+    pub fn counters(&self) -> RingCounters {
+        self.mem.counters()
+    }
+
+    /// The next record before the `producer_pos` loaded by the last
+    /// [`RingConsumer::refresh`], or `None` when there is none (or the ring
+    /// is stopped). See the module documentation for the error policy.
+    pub fn next_record(&mut self) -> Option<Result<RecordGuard<'_, M>, CorruptRecord>> {
+        let RingConsumer { mem, scratch, cur } = self;
+        let mem: &M = mem;
+        if let Some(warning) = cur.pending.take() {
+            return Some(Err(warning));
+        }
+        if cur.stopped {
+            return None;
+        }
+        let pos = cur.consumer_pos;
+        let available = cur.producer_pos.wrapping_sub(pos);
+        if available == 0 {
+            return None;
+        }
+        let fail = |cur: &mut Cursor, error: RecordError| {
+            cur.stopped = true;
+            publish(mem, cur);
+            Some(Err(cur.corrupt(pos, error, true)))
+        };
+        if available > cur.data_size {
+            let error = RecordError::BadPositions {
+                producer_pos: cur.producer_pos,
+                consumer_pos: pos,
+                data_size: cur.data_size,
+            };
+            return fail(cur, error);
+        }
+        if pos % u64::from(abi::RECORD_ALIGN) != 0 {
+            return fail(cur, RecordError::Misaligned);
+        }
+        let data = mem.data();
+        let data_size = usize::try_from(cur.data_size).unwrap_or(usize::MAX);
+        // Masked by a power-of-two size that indexes memory: fits usize.
+        #[allow(clippy::cast_possible_truncation)]
+        let offset = (pos & (cur.data_size - 1)) as usize;
+        let mut head = [0u8; HEADER_SIZE];
+        if available >= HEADER_SIZE as u64 {
+            copy_wrapped(data, data_size, offset, &mut head);
+        }
+        let header = match record::parse_header(&head, available) {
+            Ok(h) => h,
+            Err(error) => return fail(cur, error),
+        };
+        let size = header.size as usize;
+        let bytes: &[u8] = if offset + size <= data.len() {
+            &data[offset..offset + size]
+        } else {
+            scratch.resize(size, 0);
+            copy_wrapped(data, data_size, offset, scratch);
+            scratch
+        };
+        let parsed = match record::parse(bytes) {
+            Ok(view) if view.header().cpu != cur.cpu => Err(RecordError::WrongCpu {
+                claimed: view.header().cpu,
+            }),
+            other => other,
+        };
+        match parsed {
+            Ok(view) => Some(Ok(RecordGuard {
+                view,
+                bytes,
+                pos,
+                size: u64::from(header.size),
+                cur,
+                mem,
+            })),
+            Err(error) if error.is_framing() => fail(cur, error),
+            Err(error) => {
+                cur.consumer_pos = pos + u64::from(header.size);
+                cur.stats.skipped += 1;
+                cur.stats.bytes += u64::from(header.size);
+                Some(Err(cur.corrupt(pos, error, false)))
+            }
+        }
+    }
+
+    /// One drain pass: loads `producer_pos`, appends the bytes of every
+    /// valid record up to it to `out`, collects the errors, and publishes
+    /// the consumer position. Returns the number of records appended.
+    pub fn drain_into(&mut self, out: &mut Vec<u8>, errors: &mut Vec<CorruptRecord>) -> usize {
+        self.refresh();
+        let mut n = 0;
+        while let Some(next) = self.next_record() {
+            match next {
+                Ok(rec) => {
+                    out.extend_from_slice(rec.bytes());
+                    n += 1;
+                }
+                Err(e) => errors.push(e),
+            }
+        }
+        self.publish();
+        n
+    }
+}
+
+impl<M: RingMemory> Drop for RingConsumer<M> {
+    fn drop(&mut self) {
+        self.publish();
+    }
+}
+
+/// A record borrowed from the ring. Dropping (or
+/// [`RecordGuard::commit`]ting) it releases the record's space: the
+/// consumer position advances past it and is published once a batch has
+/// accumulated.
+#[derive(Debug)]
+pub struct RecordGuard<'r, M: RingMemory> {
+    view: RecordView<'r>,
+    bytes: &'r [u8],
+    pos: u64,
+    size: u64,
+    cur: &'r mut Cursor,
+    mem: &'r M,
+}
+
+impl<'r, M: RingMemory> RecordGuard<'r, M> {
+    /// The validated record.
+    #[must_use]
+    pub fn view(&self) -> &RecordView<'r> {
+        &self.view
+    }
+
+    /// The record's raw bytes (`size` of them).
+    #[must_use]
+    pub fn bytes(&self) -> &'r [u8] {
+        self.bytes
+    }
+
+    /// The record's ring position.
+    #[must_use]
+    pub fn pos(&self) -> u64 {
+        self.pos
+    }
+
+    /// Releases the record (the same as dropping the guard).
+    pub fn commit(self) {}
+}
+
+impl<M: RingMemory> Drop for RecordGuard<'_, M> {
+    fn drop(&mut self) {
+        self.cur.consumer_pos = self.pos + self.size;
+        self.cur.stats.records += 1;
+        self.cur.stats.bytes += self.size;
+        if self.cur.consumer_pos - self.cur.published_pos >= self.cur.batch {
+            publish(self.mem, self.cur);
+        }
+    }
+}
+
+/// A ring held as plain bytes: a golden ring image, or one a test built.
+///
+/// # The golden ring image format (`*.ring`)
+///
+/// The first `data_offset + data_size` bytes of one CPU's ring mapping,
+/// with the data pages once: the meta page (`struct antinomie_meta` at
+/// offset 0, rest of the page zero), the consumer page (`struct
+/// antinomie_consumer` at `meta.consumer_offset`), and the data area at
+/// `meta.data_offset`. All values little-endian, as on x86-64. It is what
+/// `reader dump-rings DIR` writes from the live device, one `cpuN.ring`
+/// per CPU, so a golden image is a byte-exact snapshot of what the reader
+/// would have mapped. The records to read are `[consumer_pos,
+/// producer_pos)`.
+#[derive(Debug)]
+pub struct ImageRing {
+    image: Vec<u8>,
+    meta: abi::Meta,
+    data_offset: usize,
+    data_size: u64,
+    consumer_pos: AtomicU64,
+}
+
+impl ImageRing {
+    /// Parses and checks an image.
+    ///
+    /// # Errors
+    /// [`Error::BadImage`] when the meta page or the geometry is invalid.
+    pub fn from_bytes(image: Vec<u8>) -> Result<Self, Error> {
+        let bad = |why: String| Error::BadImage(why);
+        if image.len() < size_of::<abi::Meta>() {
+            return Err(bad(format!(
+                "{} bytes: too short for a meta page",
+                image.len()
+            )));
+        }
+        let meta: abi::Meta = bytemuck::pod_read_unaligned(&image[..size_of::<abi::Meta>()]);
+        if meta.magic != abi::MAGIC {
+            return Err(bad(format!("bad magic {:#x}", meta.magic)));
+        }
+        if meta.abi_version != abi::ABI_VERSION {
+            return Err(Error::AbiVersion {
+                kernel: meta.abi_version,
+                reader: abi::ABI_VERSION,
+            });
+        }
+        if (meta.meta_size as usize) < size_of::<abi::Meta>() {
+            return Err(bad(format!("meta_size {} is too small", meta.meta_size)));
+        }
+        if !meta.data_size.is_power_of_two() || meta.data_size < u64::from(abi::RECORD_ALIGN) {
+            return Err(bad(format!(
+                "data_size {} is not a power of two",
+                meta.data_size
+            )));
+        }
+        let len = image.len() as u64;
+        let consumer_end = meta.consumer_offset.checked_add(8);
+        let data_end = meta.data_offset.checked_add(meta.data_size);
+        if consumer_end.map_or(true, |e| e > meta.data_offset)
+            || meta.consumer_offset < u64::from(meta.meta_size)
+            || meta.consumer_offset % 8 != 0
+            || data_end != Some(len)
+        {
+            return Err(bad(format!(
+                "geometry does not fit: consumer_offset {:#x}, data_offset {:#x}, data_size {:#x}, image {len:#x} bytes",
+                meta.consumer_offset, meta.data_offset, meta.data_size
+            )));
+        }
+        // Checked above: all within the image's length.
+        #[allow(clippy::cast_possible_truncation)]
+        let consumer_offset = meta.consumer_offset as usize;
+        let consumer: abi::Consumer =
+            bytemuck::pod_read_unaligned(&image[consumer_offset..consumer_offset + 8]);
+        #[allow(clippy::cast_possible_truncation)]
+        let data_offset = meta.data_offset as usize;
+        Ok(ImageRing {
+            data_offset,
+            data_size: meta.data_size,
+            consumer_pos: AtomicU64::new(consumer.consumer_pos),
+            meta,
+            image,
+        })
+    }
+
+    /// The meta page's structure.
+    #[must_use]
+    pub fn meta(&self) -> &abi::Meta {
+        &self.meta
+    }
+}
+
+impl RingMemory for ImageRing {
+    fn cpu(&self) -> u32 {
+        self.meta.cpu
+    }
+
+    fn data_size(&self) -> u64 {
+        self.data_size
+    }
+
+    fn data(&self) -> &[u8] {
+        &self.image[self.data_offset..]
+    }
+
+    fn load_producer_pos(&self) -> u64 {
+        // ATOMICS: none needed: an image has no concurrent producer.
+        self.meta.producer_pos
+    }
+
+    fn load_consumer_pos(&self) -> u64 {
+        self.consumer_pos.load(Ordering::Relaxed)
+    }
+
+    fn store_consumer_pos(&self, pos: u64) {
+        // ATOMICS: an image has no producer to pair with; Release keeps the
+        // same shape as (C) on the live ring.
+        self.consumer_pos.store(pos, Ordering::Release);
+    }
+
+    fn counters(&self) -> RingCounters {
+        RingCounters {
+            producer_pos: self.meta.producer_pos,
+            consumer_pos: self.consumer_pos.load(Ordering::Relaxed),
+            produced: self.meta.produced,
+            lost: self.meta.lost,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A minimal in-memory ring: LOST records only (the integration tests
+    /// have the full producer).
+    fn image(data_size: u64, start: u64, records: &[(u32, u32)]) -> Vec<u8> {
+        let page = 4096usize;
+        let mut img = vec![0u8; 2 * page + usize::try_from(data_size).unwrap()];
+        let mut pos = start;
+        for &(size, ty) in records {
+            let h = abi::RecordHeader {
+                size,
+                r#type: ty,
+                hdr_size: 48,
+                ..Default::default()
+            };
+            let mut rec = bytemuck::bytes_of(&h).to_vec();
+            let body = abi::Lost {
+                size: 104,
+                ..Default::default()
+            };
+            rec.extend_from_slice(bytemuck::bytes_of(&body));
+            rec.resize(size.max(152) as usize, 0);
+            for (i, b) in rec.iter().enumerate() {
+                let off = usize::try_from((pos + i as u64) % data_size).unwrap();
+                img[2 * page + off] = *b;
+            }
+            pos += u64::from(size);
+        }
+        let meta = abi::Meta {
+            magic: abi::MAGIC,
+            abi_version: abi::ABI_VERSION,
+            meta_size: 120,
+            data_size,
+            consumer_offset: 4096,
+            data_offset: 8192,
+            producer_pos: pos,
+            ..Default::default()
+        };
+        img[..120].copy_from_slice(bytemuck::bytes_of(&meta));
+        img[4096..4104].copy_from_slice(&start.to_le_bytes());
+        img
+    }
+
+    #[test]
+    fn wraps_and_publishes() {
+        let img = image(512, 400, &[(152, 3), (152, 3)]);
+        let mut c = RingConsumer::new(ImageRing::from_bytes(img).unwrap());
+        let mut out = Vec::new();
+        let mut errs = Vec::new();
+        assert_eq!(c.drain_into(&mut out, &mut errs), 2);
+        assert!(errs.is_empty(), "{errs:?}");
+        assert_eq!(c.memory().load_consumer_pos(), 704);
+    }
+
+    #[test]
+    fn overrun_stops_the_ring() {
+        let mut img = image(512, 0, &[(152, 3)]);
+        // Claim 160 bytes for a 152-byte record at the producer position.
+        img[8192] = 160;
+        let mut c = RingConsumer::new(ImageRing::from_bytes(img).unwrap());
+        let e = c.next_record().unwrap().unwrap_err();
+        assert!(e.fatal);
+        assert_eq!((e.cpu, e.pos), (0, 0));
+        assert!(c.next_record().is_none());
+        assert!(c.is_stopped());
+    }
+
+    #[test]
+    fn bad_consumer_position_resyncs() {
+        let mut img = image(256, 0, &[(152, 3)]);
+        img[4096] = 8; // consumer 8, producer 152: fine; now make it ahead.
+        img[4096..4104].copy_from_slice(&1000u64.to_le_bytes());
+        let mut c = RingConsumer::new(ImageRing::from_bytes(img).unwrap());
+        c.refresh();
+        let e = c.next_record().unwrap().unwrap_err();
+        assert!(!e.fatal);
+        assert!(c.next_record().is_none());
+    }
+}

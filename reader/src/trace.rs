@@ -1,0 +1,402 @@
+//! Raw trace files (`reader --output FILE`, `reader show FILE`) and the
+//! detection of golden ring images.
+//!
+//! # Trace file format, version 1
+//!
+//! A trace file is the stream of [`DrainMsg`]s the assembler took, written
+//! down as it took them, so that `reader show` replays it through the same
+//! code and prints the same bytes as the live run did. All integers are
+//! little-endian.
+//!
+//! ```text
+//! header:  magic        8 bytes  "ANTI-TRC"
+//!          version      u32      1 (this format)
+//!          abi_version  u32      ANTINOMIE_ABI_VERSION of the records
+//!          header_len   u32      bytes from the magic to the first frame
+//!          nr_cpus      u32
+//!          window_ns    u64      the reordering window used
+//!          cpus         u32 × nr_cpus, the rings drained
+//!          nr_pmus      u32      dynamic PMU types known when recording:
+//!          pmus         nr_pmus × (type u32, name_len u32, name bytes)
+//! frames:  kind u32, cpu u32, len u64, then len bytes of payload:
+//!          1 RECORDS  the raw bytes of the valid records of one drain
+//!                     pass, back to back, exactly as in the ring
+//!          2 IDLE     time_ns u64: the ring was empty then
+//!          3 CORRUPT  pos u64, offset u64, fatal u32, msg_len u32, msg
+//!          4 DONE     start_pos u64, then producer_pos, consumer_pos,
+//!                     produced, lost[8] (u64 each: the final counters),
+//!                     then records, skipped, bytes (u64: what the
+//!                     consumer saw)
+//!          5 END      empty: the file is complete
+//! ```
+//!
+//! A reader skips frames of unknown kinds by their length. A file without
+//! END (the recorder was killed) is decoded as far as it goes, and rings
+//! without DONE count as finished.
+
+use std::io::{self, Write};
+
+use antinomie_abi as abi;
+
+use crate::decode::PmuTypes;
+use crate::pipeline::{DrainMsg, Recorder};
+use crate::record::RecordError;
+use crate::ring::{ConsumerStats, CorruptRecord, RingCounters};
+use crate::Error;
+
+/// The magic at the start of a trace file.
+pub const TRACE_MAGIC: &[u8; 8] = b"ANTI-TRC";
+/// The trace format version this reader writes and reads.
+pub const TRACE_VERSION: u32 = 1;
+
+const FRAME_RECORDS: u32 = 1;
+const FRAME_IDLE: u32 = 2;
+const FRAME_CORRUPT: u32 = 3;
+const FRAME_DONE: u32 = 4;
+const FRAME_END: u32 = 5;
+
+/// What a trace file says about the run that wrote it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TraceHeader {
+    /// The ABI version of the records.
+    pub abi_version: u32,
+    /// The reordering window used.
+    pub window_ns: u64,
+    /// The CPUs whose rings were drained.
+    pub cpus: Vec<u32>,
+    /// Dynamic PMU types known when recording.
+    pub pmus: PmuTypes,
+}
+
+/// A decoded trace file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Trace {
+    /// Its header.
+    pub header: TraceHeader,
+    /// The messages, in order.
+    pub msgs: Vec<DrainMsg>,
+    /// Whether the END frame was there.
+    pub complete: bool,
+}
+
+/// Writes a trace file; a [`Recorder`] for [`crate::pipeline::run`].
+#[derive(Debug)]
+pub struct TraceWriter<W: Write> {
+    out: W,
+}
+
+fn u32_len(n: usize) -> io::Result<u32> {
+    u32::try_from(n).map_err(|_| io::Error::other("trace field too large"))
+}
+
+impl<W: Write> TraceWriter<W> {
+    /// Writes the header.
+    ///
+    /// # Errors
+    /// An I/O error.
+    pub fn new(mut out: W, header: &TraceHeader) -> io::Result<Self> {
+        let mut h = Vec::new();
+        h.extend_from_slice(TRACE_MAGIC);
+        h.extend_from_slice(&TRACE_VERSION.to_le_bytes());
+        h.extend_from_slice(&header.abi_version.to_le_bytes());
+        h.extend_from_slice(&0u32.to_le_bytes()); // header_len, below
+        h.extend_from_slice(&u32_len(header.cpus.len())?.to_le_bytes());
+        h.extend_from_slice(&header.window_ns.to_le_bytes());
+        for c in &header.cpus {
+            h.extend_from_slice(&c.to_le_bytes());
+        }
+        let pmus: Vec<_> = header.pmus.pairs().collect();
+        h.extend_from_slice(&u32_len(pmus.len())?.to_le_bytes());
+        for (t, name) in pmus {
+            h.extend_from_slice(&t.to_le_bytes());
+            h.extend_from_slice(&u32_len(name.len())?.to_le_bytes());
+            h.extend_from_slice(name.as_bytes());
+        }
+        let len = u32_len(h.len())?.to_le_bytes();
+        h[16..20].copy_from_slice(&len);
+        out.write_all(&h)?;
+        Ok(TraceWriter { out })
+    }
+
+    fn frame(&mut self, kind: u32, cpu: u32, payload: &[u8]) -> io::Result<()> {
+        let mut f = Vec::with_capacity(16);
+        f.extend_from_slice(&kind.to_le_bytes());
+        f.extend_from_slice(&cpu.to_le_bytes());
+        f.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        self.out.write_all(&f)?;
+        self.out.write_all(payload)
+    }
+
+    /// Writes the END frame and flushes.
+    ///
+    /// # Errors
+    /// An I/O error.
+    pub fn finish(mut self) -> io::Result<W> {
+        self.frame(FRAME_END, 0, &[])?;
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}
+
+impl<W: Write> Recorder for TraceWriter<W> {
+    fn record(&mut self, msg: &DrainMsg) -> io::Result<()> {
+        match msg {
+            DrainMsg::Records { cpu, bytes } => self.frame(FRAME_RECORDS, *cpu, bytes),
+            DrainMsg::Idle { cpu, time_ns } => self.frame(FRAME_IDLE, *cpu, &time_ns.to_le_bytes()),
+            DrainMsg::Corrupt(c) => {
+                let msg = c.error.to_string();
+                let mut p = Vec::new();
+                p.extend_from_slice(&c.pos.to_le_bytes());
+                p.extend_from_slice(&c.offset.to_le_bytes());
+                p.extend_from_slice(&u32::from(c.fatal).to_le_bytes());
+                p.extend_from_slice(&u32_len(msg.len())?.to_le_bytes());
+                p.extend_from_slice(msg.as_bytes());
+                self.frame(FRAME_CORRUPT, c.cpu, &p)
+            }
+            DrainMsg::Done {
+                cpu,
+                start_pos,
+                counters,
+                stats,
+            } => {
+                let mut p = Vec::new();
+                for v in [
+                    *start_pos,
+                    counters.producer_pos,
+                    counters.consumer_pos,
+                    counters.produced,
+                ]
+                .into_iter()
+                .chain(counters.lost)
+                .chain([stats.records, stats.skipped, stats.bytes])
+                {
+                    p.extend_from_slice(&v.to_le_bytes());
+                }
+                self.frame(FRAME_DONE, *cpu, &p)
+            }
+        }
+    }
+}
+
+/// A cursor over untrusted bytes; every read is bounds-checked.
+struct Cur<'a> {
+    b: &'a [u8],
+    off: usize,
+}
+
+impl<'a> Cur<'a> {
+    fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8], Error> {
+        let end = self.off.checked_add(n).filter(|&e| e <= self.b.len());
+        let Some(end) = end else {
+            return Err(Error::BadTrace(format!(
+                "truncated at byte {} reading {what}",
+                self.off
+            )));
+        };
+        let s = &self.b[self.off..end];
+        self.off = end;
+        Ok(s)
+    }
+
+    fn u32(&mut self, what: &str) -> Result<u32, Error> {
+        let s = self.take(4, what)?;
+        Ok(u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
+    }
+
+    fn u64(&mut self, what: &str) -> Result<u64, Error> {
+        let s = self.take(8, what)?;
+        let mut a = [0u8; 8];
+        a.copy_from_slice(s);
+        Ok(u64::from_le_bytes(a))
+    }
+}
+
+/// Whether `bytes` start like a trace file.
+#[must_use]
+pub fn is_trace(bytes: &[u8]) -> bool {
+    bytes.starts_with(TRACE_MAGIC)
+}
+
+/// Decodes a trace file.
+///
+/// # Errors
+/// [`Error::BadTrace`] for a malformed file, [`Error::AbiVersion`] for
+/// records of another ABI version.
+pub fn read_trace(bytes: &[u8]) -> Result<Trace, Error> {
+    if !is_trace(bytes) {
+        return Err(Error::BadTrace("no ANTI-TRC magic".into()));
+    }
+    let mut c = Cur { b: bytes, off: 8 };
+    let version = c.u32("version")?;
+    if version != TRACE_VERSION {
+        return Err(Error::BadTrace(format!(
+            "format version {version}, this reader reads {TRACE_VERSION}"
+        )));
+    }
+    let abi_version = c.u32("abi_version")?;
+    if abi_version != abi::ABI_VERSION {
+        return Err(Error::AbiVersion {
+            kernel: abi_version,
+            reader: abi::ABI_VERSION,
+        });
+    }
+    let header_len = c.u32("header_len")? as usize;
+    let nr_cpus = c.u32("nr_cpus")?;
+    let window_ns = c.u64("window_ns")?;
+    let mut cpus = Vec::new();
+    for _ in 0..nr_cpus {
+        cpus.push(c.u32("cpus")?);
+    }
+    let nr_pmus = c.u32("nr_pmus")?;
+    let mut pmus = Vec::new();
+    for _ in 0..nr_pmus {
+        let t = c.u32("pmu type")?;
+        let n = c.u32("pmu name length")? as usize;
+        let name = String::from_utf8_lossy(c.take(n, "pmu name")?).into_owned();
+        pmus.push((t, name));
+    }
+    if header_len < c.off || header_len > bytes.len() {
+        return Err(Error::BadTrace(format!("bad header_len {header_len}")));
+    }
+    c.off = header_len;
+    let mut msgs = Vec::new();
+    let mut complete = false;
+    while c.off < bytes.len() {
+        let kind = c.u32("frame kind")?;
+        let cpu = c.u32("frame cpu")?;
+        let len = usize::try_from(c.u64("frame length")?)
+            .map_err(|_| Error::BadTrace("frame too long".into()))?;
+        let payload = c.take(len, "frame payload")?;
+        if kind == FRAME_END {
+            complete = true;
+            break;
+        }
+        if let Some(msg) = decode_frame(kind, cpu, payload)? {
+            msgs.push(msg);
+        }
+    }
+    Ok(Trace {
+        header: TraceHeader {
+            abi_version,
+            window_ns,
+            cpus,
+            pmus: PmuTypes::from_pairs(pmus),
+        },
+        msgs,
+        complete,
+    })
+}
+
+/// Decodes one frame's payload; `None` for a kind this reader does not
+/// know (skipped by its length).
+fn decode_frame(kind: u32, cpu: u32, payload: &[u8]) -> Result<Option<DrainMsg>, Error> {
+    let mut p = Cur { b: payload, off: 0 };
+    Ok(Some(match kind {
+        FRAME_RECORDS => DrainMsg::Records {
+            cpu,
+            bytes: payload.to_vec(),
+        },
+        FRAME_IDLE => DrainMsg::Idle {
+            cpu,
+            time_ns: p.u64("idle time")?,
+        },
+        FRAME_CORRUPT => {
+            let pos = p.u64("corrupt pos")?;
+            let offset = p.u64("corrupt offset")?;
+            let fatal = p.u32("corrupt fatal")? != 0;
+            let n = p.u32("corrupt message length")? as usize;
+            let msg = String::from_utf8_lossy(p.take(n, "corrupt message")?).into_owned();
+            DrainMsg::Corrupt(CorruptRecord {
+                cpu,
+                pos,
+                offset,
+                error: RecordError::Recorded(msg),
+                fatal,
+            })
+        }
+        FRAME_DONE => {
+            let start_pos = p.u64("start_pos")?;
+            let producer_pos = p.u64("producer_pos")?;
+            let consumer_pos = p.u64("consumer_pos")?;
+            let produced = p.u64("produced")?;
+            let mut lost = [0u64; abi::LOST_NR_SLOTS];
+            for l in &mut lost {
+                *l = p.u64("lost")?;
+            }
+            let stats = ConsumerStats {
+                records: p.u64("records")?,
+                skipped: p.u64("skipped")?,
+                bytes: p.u64("bytes")?,
+            };
+            DrainMsg::Done {
+                cpu,
+                start_pos,
+                counters: RingCounters {
+                    producer_pos,
+                    consumer_pos,
+                    produced,
+                    lost,
+                },
+                stats,
+            }
+        }
+        _ => return Ok(None),
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip() {
+        let header = TraceHeader {
+            abi_version: abi::ABI_VERSION,
+            window_ns: 7,
+            cpus: vec![0, 3],
+            pmus: PmuTypes::from_pairs([(8, "uprobe".to_owned())]),
+        };
+        let msgs = vec![
+            DrainMsg::Records {
+                cpu: 3,
+                bytes: vec![1, 2, 3],
+            },
+            DrainMsg::Idle {
+                cpu: 0,
+                time_ns: 99,
+            },
+            DrainMsg::Corrupt(CorruptRecord {
+                cpu: 0,
+                pos: 8,
+                offset: 8,
+                error: RecordError::Recorded("bad record size 3".into()),
+                fatal: true,
+            }),
+            DrainMsg::Done {
+                cpu: 3,
+                start_pos: 0,
+                counters: RingCounters {
+                    produced: 5,
+                    ..Default::default()
+                },
+                stats: ConsumerStats::default(),
+            },
+        ];
+        let mut w = TraceWriter::new(Vec::new(), &header).unwrap();
+        for m in &msgs {
+            w.record(m).unwrap();
+        }
+        let bytes = w.finish().unwrap();
+        let t = read_trace(&bytes).unwrap();
+        assert!(t.complete);
+        assert_eq!(t.header, header);
+        assert_eq!(t.msgs, msgs);
+        // Every truncation is an error or a shorter, incomplete trace; never
+        // a panic.
+        for n in 0..bytes.len() {
+            if let Ok(t) = read_trace(&bytes[..n]) {
+                assert!(!t.complete);
+            }
+        }
+    }
+}
