@@ -44,7 +44,6 @@ kmake() {
 	make -C "$tree" O="$out" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" "$@"
 }
 
-stage "configuring '$variant' (tinyconfig + $frags)"
 files=()
 for f in $frags; do
 	[ -f "$ANTINOMIE_ROOT/kconfig/$f.config" ] || die "kconfig/$f.config is missing"
@@ -54,10 +53,23 @@ if [ -n "${KCONFIG_EXTRA:-}" ]; then
 	[ -f "$KCONFIG_EXTRA" ] || die "KCONFIG_EXTRA=$KCONFIG_EXTRA does not exist"
 	files+=("$(cd "$(dirname "$KCONFIG_EXTRA")" && pwd)/$(basename "$KCONFIG_EXTRA")")
 fi
-kmake -s tinyconfig >"$out/config.log" 2>&1 || die "make tinyconfig failed (see $out/config.log)"
-"$tree/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "${files[@]}" \
-	>>"$out/config.log" 2>&1 || die "merge_config.sh failed (see $out/config.log)"
-kmake -s olddefconfig >>"$out/config.log" 2>&1 || die "make olddefconfig failed (see $out/config.log)"
+# Reconfigure only when an input changed: the fragments, the tree's commit,
+# or uncommitted edits to its Kconfig files.
+config_stamp=$({
+	cat "${files[@]}"
+	git -C "$tree" rev-parse HEAD
+	git -C "$tree" diff HEAD -- ':(glob)**/Kconfig*'
+} | sha256sum | cut -d' ' -f1)
+if [ -f "$out/.config" ] && [ "$(cat "$out/.antinomie-config-stamp" 2>/dev/null)" = "$config_stamp" ]; then
+	stage "configuration of '$variant' unchanged"
+else
+	stage "configuring '$variant' (tinyconfig + $frags)"
+	rm -f "$out/.antinomie-config-stamp"
+	kmake -s tinyconfig >"$out/config.log" 2>&1 || die "make tinyconfig failed (see $out/config.log)"
+	"$tree/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "${files[@]}" \
+		>>"$out/config.log" 2>&1 || die "merge_config.sh failed (see $out/config.log)"
+	kmake -s olddefconfig >>"$out/config.log" 2>&1 || die "make olddefconfig failed (see $out/config.log)"
+fi
 
 # merge_config.sh only warns when a requested value is dropped (unmet
 # dependency, unknown symbol): make that fatal.
@@ -82,6 +94,7 @@ for f in "${files[@]}"; do
 	done < <(sed -e 's/[[:space:]]*$//' "$f")
 done
 [ $bad -eq 0 ] || exit 1
+echo "$config_stamp" >"$out/.antinomie-config-stamp"
 if [ $config_only -eq 1 ]; then
 	stage "configuration OK: $out/.config"
 	exit 0
