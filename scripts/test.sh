@@ -2,8 +2,9 @@
 # Run every test of Antinomie, from whatever state the machine is in:
 # installs the host packages it needs, then checks the Rust workspace, the
 # kernel series, the kernel configurations, builds the patched kernel and the
-# guest image, boots it under QEMU (smoke scenario + built-in KUnit), and
-# proves that bad input fails with a one-line reason.
+# guest image, boots it under QEMU (smoke scenario + built-in KUnit; the
+# kernel's perf_events selftests), and proves that bad input fails with a
+# one-line reason.
 #
 # usage: scripts/test.sh
 . "$(dirname "$0")/lib.sh"
@@ -55,8 +56,10 @@ step "cargo test" cargo test --workspace --locked
 step "kernel series: apply, export, checkpatch" scripts/check-series.sh
 step "kernel configs: every option sticks" kernel_configs
 step "kernel build (normal)" scripts/build-kernel.sh normal
-step "guest initramfs" qemu/build-initramfs.sh
+step "kernel selftests (static)" scripts/build-selftests.sh
+step "guest initramfs" qemu/build-initramfs.sh "$ANTINOMIE_CACHE/selftests/root"
 step "boot: smoke scenario + KUnit" qemu/run.sh --scenario smoke
+step "boot: perf_events selftests" qemu/run.sh --quiet --scenario perf-selftests --timeout 900
 step "failure modes" scripts/tests/failure-modes.sh
 summary
 echo "${#names[@]} passed, 0 failed"
