@@ -15,6 +15,7 @@ KERNEL_ORIG_SHA256=3eea3dd18f67a103f6f8312e314075f695a27eaddd839e7b6c4641e6616da
 
 # Everything large or slow to remake lives outside the repository.
 ANTINOMIE_CACHE=${ANTINOMIE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/antinomie}
+export ANTINOMIE_CACHE
 export CCACHE_DIR=${CCACHE_DIR:-$ANTINOMIE_CACHE/ccache}
 
 ANTINOMIE_T0=${ANTINOMIE_T0:-$(date +%s)}
