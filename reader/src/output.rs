@@ -65,11 +65,25 @@ fn pointer(p: u64) -> String {
     }
 }
 
-fn attr_members(view: &AttrView<'_>, pmus: &PmuTypes, required: Option<u32>) -> Vec<String> {
+/// What `size` became after an E2BIG: the value read back, and whether
+/// the kernel wrote it.
+#[derive(Debug, Clone, Copy)]
+struct SizeAfter {
+    read: u32,
+    written: bool,
+}
+
+/// The attr's members as `name=value`; after an E2BIG, `size=OLD => NEW`
+/// as strace shows it when the kernel wrote the size back (or it
+/// changed), else a note that nothing was written.
+fn attr_members(view: &AttrView<'_>, pmus: &PmuTypes, after: Option<SizeAfter>) -> Vec<String> {
     view.text_members(pmus)
         .into_iter()
-        .map(|(m, s)| match (m.name, required) {
-            ("size", Some(r)) => format!("size={s} => {}", attr::render_size(u64::from(r))),
+        .map(|(m, s)| match (m.name, after) {
+            ("size", Some(a)) if a.written || view.raw(m) != Some(u64::from(a.read)) => {
+                format!("size={s} => {}", attr::render_size(u64::from(a.read)))
+            }
+            ("size", Some(_)) => format!("size={s} /* not written back */"),
             (name, _) => format!("{name}={s}"),
         })
         .collect()
@@ -82,7 +96,10 @@ fn attr_text(call: &Call, pmus: &PmuTypes) -> String {
         return ptr;
     };
     let h = &cap.header;
-    let required = call.required_size();
+    let required = call.required_size().map(|read| SizeAfter {
+        read,
+        written: call.size_written() == Some(true),
+    });
     let mut out = match h.status {
         abi::STATUS_NULL_PTR => return "NULL".to_owned(),
         abi::STATUS_NOT_APPLICABLE => {

@@ -1,1 +1,22 @@
-//! Integration tests.
+//! The reader's integration tests: one binary, one module per area.
+//!
+//! * `ring`: wrap-around in byte images, corrupt records.
+//! * `pipeline`: cross-CPU pairing, unfinished calls, LOST records, the
+//!   summary's produced = consumed + lost check.
+//! * `decode`: the attr table against the real uapi header, every member
+//!   at every `PERF_ATTR_SIZE_VER*` boundary, unknown bits.
+//! * `golden`: golden ring images and their byte-exact text and JSON
+//!   output; save → show round trips; the `reader` binary itself.
+//! * `fuzz`: random bytes never panic the decoder.
+//!
+//! `support` holds the ring producer and the scenario the golden files
+//! come from. `ANTINOMIE_UPDATE_GOLDEN=1 cargo test` rewrites the golden
+//! files (review the diff).
+
+mod support;
+
+mod decode;
+mod fuzz;
+mod golden;
+mod pipeline;
+mod ring;

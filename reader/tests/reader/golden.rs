@@ -1,0 +1,267 @@
+//! Golden ring images and their byte-exact output; save → show round
+//! trips; the `reader` binary.
+//!
+//! `tests/data/synthetic/cpu{0,1}.ring` are golden ring images made by the
+//! test producer from [`crate::support::scenario`] (the test checks that
+//! the producer still makes exactly these bytes); `expected.txt` and
+//! `expected.jsonl` are `reader show`'s output for them. Golden images
+//! captured in the guest go under `tests/data/guest/` in the same format
+//! (`reader dump-rings DIR`), each directory with its `expected.*`: every
+//! such directory is checked the same way.
+
+use std::path::Path;
+use std::process::Command;
+
+use antinomie_abi as abi;
+use antinomie_reader::call::CALL_FIELDS;
+use antinomie_reader::decode::PmuTypes;
+use antinomie_reader::output::Format;
+use antinomie_reader::trace::{self, TraceHeader, TraceWriter};
+
+use crate::support::{data_dir, golden, run_images, scenario_images, show_images, updating};
+
+fn read_images(dir: &Path) -> Vec<Vec<u8>> {
+    let mut paths: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "ring"))
+        .collect();
+    paths.sort();
+    paths.iter().map(|p| std::fs::read(p).unwrap()).collect()
+}
+
+#[test]
+fn the_producer_makes_the_golden_images() {
+    for (cpu, img) in scenario_images().iter().enumerate() {
+        golden(&format!("synthetic/cpu{cpu}.ring"), img);
+    }
+}
+
+#[test]
+fn golden_images_decode_to_the_golden_output() {
+    let mut dirs = vec![data_dir().join("synthetic")];
+    if let Ok(guest) = std::fs::read_dir(data_dir().join("guest")) {
+        dirs.extend(guest.map(|e| e.unwrap().path()).filter(|p| p.is_dir()));
+    }
+    for dir in dirs {
+        let images = if dir.ends_with("synthetic") && updating() {
+            scenario_images()
+        } else {
+            read_images(&dir)
+        };
+        let rel = dir.strip_prefix(data_dir()).unwrap().display().to_string();
+        for (format, name) in [
+            (Format::Text, "expected.txt"),
+            (Format::Json, "expected.jsonl"),
+        ] {
+            let (out, _) = show_images(&images, format, &PmuTypes::none());
+            golden(&format!("{rel}/{name}"), out.as_bytes());
+            // The threaded live pipeline prints the same bytes.
+            let (live, _) = run_images(&images, format, &PmuTypes::none(), None);
+            assert_eq!(live, out, "{rel}: live and show differ");
+        }
+    }
+}
+
+#[test]
+fn json_keys_are_stable_and_in_order() {
+    let (out, _) = show_images(&scenario_images(), Format::Json, &PmuTypes::none());
+    let call_keys: Vec<&str> = CALL_FIELDS.iter().map(|f| f.key).collect();
+    for line in out.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let obj = v.as_object().unwrap();
+        // serde_json's map sorts keys; read the order from the text.
+        let mut order: Vec<(usize, &str)> = obj
+            .keys()
+            .map(|k| (line.find(&format!("\"{k}\":")).unwrap(), k.as_str()))
+            .collect();
+        order.sort_unstable();
+        let keys: Vec<&str> = order.into_iter().map(|(_, k)| k).collect();
+        match obj["event"].as_str().unwrap() {
+            "call" => assert_eq!(
+                keys.iter()
+                    .filter(|k| !k.contains("perf_event_attr."))
+                    .count(),
+                call_keys.len()
+            ),
+            "lost" => assert!(keys.contains(&"lost.ring_full")),
+            other => panic!("event {other}"),
+        }
+    }
+    // The first call: everything the issue names is there.
+    let first: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+    for key in [
+        "args.0",
+        "args.5",
+        "args.attr_uptr",
+        "args.pid",
+        "args.cpu",
+        "args.group_fd",
+        "args.flags",
+        "arg0.perf_event_attr",
+        "arg0.required_size",
+        "ret",
+        "syscall.errno",
+        "syscall.success",
+        "syscall.duration_ns",
+        "arg0.status",
+        "arg0.double_fetch",
+        "time_ns",
+        "cpu",
+        "pid",
+        "tid",
+        "call_id",
+    ] {
+        assert!(first.get(key).is_some(), "{key} missing");
+    }
+    assert_eq!(first["arg0.perf_event_attr"]["type"], 1);
+    assert_eq!(first["arg0.perf_event_attr"]["disabled"], true);
+    assert_eq!(
+        first["arg0.perf_event_attr_names"]["config"],
+        "PERF_COUNT_SW_CPU_CLOCK"
+    );
+    assert_eq!(first["args.pid"], 0);
+    assert_eq!(first["args.cpu"], -1);
+    assert!(first["syscall.errno"].is_null());
+}
+
+fn record_trace(images: &[Vec<u8>], format: Format) -> (Vec<u8>, String) {
+    let header = TraceHeader {
+        abi_version: abi::ABI_VERSION,
+        window_ns: antinomie_reader::pipeline::DEFAULT_WINDOW_NS,
+        cpus: vec![0, 1],
+        pmus: PmuTypes::from_pairs([(9, "kprobe".to_owned())]),
+    };
+    let mut w = TraceWriter::new(Vec::new(), &header).unwrap();
+    let (out, _) = run_images(images, format, &header.pmus, Some(&mut w));
+    (w.finish().unwrap(), out)
+}
+
+#[test]
+fn save_then_show_prints_the_same_bytes() {
+    let images = scenario_images();
+    for format in [Format::Text, Format::Json] {
+        let (file, live) = record_trace(&images, format);
+        let t = trace::read_trace(&file).unwrap();
+        assert!(t.complete);
+        let mut sink = antinomie_reader::output::WriterSink::new(
+            Vec::new(),
+            format,
+            t.header.pmus.clone(),
+            false,
+        );
+        let summary = antinomie_reader::pipeline::replay(
+            t.msgs,
+            antinomie_reader::pipeline::Assembler::new(
+                &t.header.cpus,
+                t.header.window_ns,
+                &mut sink,
+            ),
+        )
+        .unwrap();
+        assert_eq!(String::from_utf8(sink.into_inner()).unwrap(), live);
+        assert_eq!(summary.calls(), 17);
+        // The recorded PMU map names the dynamic type.
+        if format == Format::Text {
+            assert!(live.contains("type=9 /* kprobe */"), "{live}");
+        }
+    }
+}
+
+fn reader() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_reader"))
+}
+
+#[test]
+fn the_binary_shows_images_and_trace_files() {
+    let dir = std::env::temp_dir().join(format!("antinomie-show-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let images = scenario_images();
+    let mut paths = Vec::new();
+    for (i, img) in images.iter().enumerate() {
+        let p = dir.join(format!("cpu{i}.ring"));
+        std::fs::write(&p, img).unwrap();
+        paths.push(p);
+    }
+    for (format, flag) in [(Format::Text, "text"), (Format::Json, "json")] {
+        let out = reader()
+            .arg("show")
+            .arg("--format")
+            .arg(flag)
+            .args(&paths)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let (expected, _) = show_images(&images, format, &PmuTypes::none());
+        assert_eq!(String::from_utf8(out.stdout).unwrap(), expected);
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert!(stderr.contains("summary: 17 calls"), "{stderr}");
+
+        let (file, live) = record_trace(&images, format);
+        let tpath = dir.join("trace.antinomie");
+        std::fs::write(&tpath, file).unwrap();
+        let out = reader()
+            .args(["show", "--no-summary", "--format", flag])
+            .arg(&tpath)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        assert_eq!(String::from_utf8(out.stdout).unwrap(), live);
+        assert!(
+            out.stderr.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // A corrupt image: exit status 3, the error names cpu and offset.
+    let mut bad = images[0].clone();
+    bad[8192] = 3;
+    let bpath = dir.join("bad.ring");
+    std::fs::write(&bpath, bad).unwrap();
+    let out = reader().arg("show").arg(&bpath).output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("cpu 0: corrupt record at ring position 0x0"),
+        "{stderr}"
+    );
+    // Not a trace or an image.
+    let out = reader().arg("show").arg("/dev/null").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    // A missing device is explained.
+    let out = reader()
+        .args(["--device", "/nonexistent"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("CONFIG_ANTINOMIE"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_closed_pipe_is_not_an_error() {
+    let dir = std::env::temp_dir().join(format!("antinomie-pipe-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("cpu0.ring");
+    std::fs::write(&p, &scenario_images()[0]).unwrap();
+    let script = format!(
+        "{} show {} | head -c 10 >/dev/null",
+        env!("CARGO_BIN_EXE_reader"),
+        p.display()
+    );
+    let out = Command::new("bash")
+        .args(["-c", &format!("set -o pipefail; {script}")])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

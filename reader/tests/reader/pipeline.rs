@@ -1,0 +1,269 @@
+//! Merging, pairing, LOST records and the summary.
+
+use antinomie_abi as abi;
+use antinomie_reader::call::CallState;
+use antinomie_reader::decode::PmuTypes;
+use antinomie_reader::output::Format;
+use antinomie_reader::pipeline::{self, Assembler, DrainMsg, Merger, Mode, Sink, Tick, Waker};
+use antinomie_reader::record::LostRecord;
+use antinomie_reader::ring::{ImageRing, RingConsumer};
+
+use crate::support::producer::{args, EntrySpec, ExitSpec, RingBuilder};
+use crate::support::{run_images, scenario_images, show_images};
+
+/// Collects what the pipeline outputs.
+#[derive(Default)]
+struct Collect {
+    calls: Vec<antinomie_reader::call::Call>,
+    lost: Vec<LostRecord>,
+    order: Vec<u64>,
+}
+
+impl Sink for Collect {
+    fn call(&mut self, call: &antinomie_reader::call::Call) -> std::io::Result<()> {
+        self.order.push(call.time_ns());
+        self.calls.push(call.clone());
+        Ok(())
+    }
+    fn lost(&mut self, lost: &LostRecord) -> std::io::Result<()> {
+        self.order.push(lost.header.time_ns);
+        self.lost.push(lost.clone());
+        Ok(())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+fn entry(id: u64, t: u64) -> EntrySpec {
+    EntrySpec {
+        call_id: id,
+        time_ns: t,
+        pid: 9,
+        tid: 9,
+        args: args(0, 0, -1, -1, 0),
+        ..Default::default()
+    }
+}
+
+fn exit(id: u64, t: u64, ret: i64) -> ExitSpec {
+    ExitSpec {
+        call_id: id,
+        time_ns: t,
+        pid: 9,
+        tid: 9,
+        ret,
+        duration_ns: 5,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn calls_pair_across_cpus() {
+    // Each call enters on CPU n and exits on CPU (n + 1) % 3.
+    let mut rings: Vec<RingBuilder> = (0..3).map(|c| RingBuilder::new(c, 8192)).collect();
+    for id in 1..=12u64 {
+        let c = usize::try_from(id % 3).unwrap();
+        rings[c].entry(&entry(id, id * 100));
+        let c = usize::try_from((id + 1) % 3).unwrap();
+        rings[c].exit(&exit(id, id * 100 + 50, i64::try_from(id).unwrap()));
+    }
+    let images: Vec<_> = rings.iter().map(RingBuilder::image).collect();
+    let rings: Vec<_> = images
+        .iter()
+        .map(|i| RingConsumer::new(ImageRing::from_bytes(i.clone()).unwrap()))
+        .collect();
+    let mut sink = Collect::default();
+    let summary = pipeline::run(
+        rings,
+        Mode::Once,
+        Assembler::new(&[0, 1, 2], 0, &mut sink),
+        None,
+    )
+    .unwrap();
+    assert_eq!(summary.complete, 12);
+    assert_eq!(
+        summary.unfinished + summary.entry_missing + summary.entry_lost,
+        0
+    );
+    for c in &sink.calls {
+        assert_eq!(c.state, CallState::Complete);
+        assert_eq!(c.ret(), Some(i64::try_from(c.call_id).unwrap()));
+        assert_eq!(c.exit_cpu(), Some((c.cpu() + 1) % 3));
+    }
+    // Output in EXIT order, which is time order here.
+    let ids: Vec<u64> = sink.calls.iter().map(|c| c.call_id).collect();
+    assert_eq!(ids, (1..=12).collect::<Vec<_>>());
+    for cpu in summary.cpus.values() {
+        assert_eq!(cpu.balanced(), Some(true));
+    }
+}
+
+#[test]
+fn the_merge_is_in_time_order_whatever_the_arrival_order() {
+    let recs = |cpu: u32, times: &[u64]| {
+        let mut b = RingBuilder::new(cpu, 8192);
+        for &t in times {
+            b.exit(&exit(t, t, 0));
+        }
+        let img = b.image();
+        pipeline::drain_once(vec![ImageRing::from_bytes(img).unwrap()])
+    };
+    let a = recs(0, &[1, 4, 7, 10]);
+    let b = recs(1, &[2, 3, 8, 9]);
+    // Interleave the two rings' messages in several orders.
+    let mut orders = vec![a.iter().chain(&b).cloned().collect::<Vec<_>>()];
+    orders.push(b.iter().chain(&a).cloned().collect());
+    for msgs in orders {
+        let mut sink = Collect::default();
+        pipeline::replay(msgs, Assembler::new(&[0, 1], 0, &mut sink)).unwrap();
+        assert_eq!(sink.order, vec![1, 2, 3, 4, 7, 8, 9, 10]);
+    }
+}
+
+#[test]
+fn an_idle_ring_holds_the_merge_back_only_for_the_window() {
+    let mut m = Merger::new(&[0, 1], 1_000);
+    let mut b = RingBuilder::new(0, 4096);
+    b.exit(&exit(1, 5_000, 0));
+    let DrainMsg::Records { bytes, .. } =
+        &pipeline::drain_once(vec![ImageRing::from_bytes(b.image()).unwrap()])[0]
+    else {
+        panic!()
+    };
+    assert!(m.push_records(0, bytes).is_none());
+    // CPU 1 has said nothing: hold.
+    assert!(m.pop(false).is_none());
+    // CPU 1 was idle at 5_500: a record from before 4_500 could still come.
+    m.idle(1, 5_500);
+    assert!(m.pop(false).is_none());
+    // Idle at 6_500: nothing before 5_500 can come.
+    m.idle(1, 6_500);
+    assert!(m.pop(false).is_some());
+}
+
+#[test]
+fn unfinished_and_entry_lost_calls_are_shown() {
+    let (_, summary) = show_images(&scenario_images(), Format::Text, &PmuTypes::none());
+    assert_eq!(summary.unfinished, 2);
+    assert_eq!(summary.unfinished_maybe_lost, 1);
+    assert_eq!(summary.entry_lost, 1);
+    assert_eq!(summary.entry_missing, 1);
+    assert_eq!(summary.complete, 13);
+    assert_eq!(summary.calls(), 17);
+}
+
+#[test]
+fn lost_records_appear_in_the_stream_and_the_summary() {
+    let (text, summary) = show_images(&scenario_images(), Format::Text, &PmuTypes::none());
+    let lost_lines: Vec<&str> = text.lines().filter(|l| l.contains("--- lost")).collect();
+    assert_eq!(lost_lines.len(), 3, "{text}");
+    assert!(
+        lost_lines[1].contains("cpu=1 --- lost 2 records (ring_full=2), call ids 11..11"),
+        "{}",
+        lost_lines[1]
+    );
+    assert_eq!(summary.lost_reported(), 4);
+    assert_eq!(summary.cpus[&0].lost_reported[abi::LOST_RING_FULL], 2);
+    assert_eq!(summary.cpus[&1].lost_reported[abi::LOST_RING_FULL], 2);
+    // Fresh rings, fully drained: produced = consumed, lost = reported.
+    // CPU 1 started mid-ring (for wrap-around), so only CPU 0 is exact.
+    assert_eq!(summary.cpus[&0].balanced(), Some(true));
+    let c1 = &summary.cpus[&1];
+    let k = c1.counters.unwrap();
+    assert_eq!(k.produced, c1.consumed());
+    assert_eq!(k.lost, c1.lost_reported);
+    let table = summary.to_text();
+    assert!(
+        table.contains("ok: produced = consumed, lost = reported"),
+        "{table}"
+    );
+    // The LOST line sits where it occurred: between call 10 and call 13.
+    let pos = |needle: &str| text.lines().position(|l| l.contains(needle)).unwrap();
+    assert!(pos("call ids 11..11") > pos("group_fd=3"));
+}
+
+#[test]
+fn unreported_losses_show_as_a_mismatch() {
+    let mut b = RingBuilder::new(0, 4096);
+    b.entry(&entry(1, 10));
+    b.exit(&exit(1, 20, 3));
+    // A drop not yet reported by a LOST record (none written after it).
+    b.drop_record(abi::LOST_RING_FULL, 2, 30);
+    let (_, summary) = show_images(&[b.image()], Format::Text, &PmuTypes::none());
+    assert_eq!(summary.cpus[&0].balanced(), Some(false));
+    assert!(
+        summary.to_text().contains("1 ring_full not yet reported"),
+        "{}",
+        summary.to_text()
+    );
+}
+
+/// A waker that ticks `n` times, then stops.
+struct Script(u32);
+
+impl Waker for Script {
+    fn wait(&mut self) -> Tick {
+        if self.0 == 0 {
+            Tick::Stop
+        } else {
+            self.0 -= 1;
+            Tick::Drain
+        }
+    }
+}
+
+#[test]
+fn follow_mode_drains_until_stopped() {
+    let images = scenario_images();
+    let rings: Vec<_> = images
+        .iter()
+        .map(|i| RingConsumer::new(ImageRing::from_bytes(i.clone()).unwrap()))
+        .collect();
+    let mut sink = Collect::default();
+    let summary = pipeline::run(
+        rings,
+        Mode::Follow(Box::new(Script(3))),
+        Assembler::new(&[0, 1], pipeline::DEFAULT_WINDOW_NS, &mut sink),
+        None,
+    )
+    .unwrap();
+    let (_, once) = run_images(&images, Format::Text, &PmuTypes::none(), None);
+    assert_eq!(summary, once);
+    assert_eq!(sink.calls.len(), 17);
+}
+
+/// A sink whose reader went away.
+struct Broken;
+
+impl Sink for Broken {
+    fn call(&mut self, _: &antinomie_reader::call::Call) -> std::io::Result<()> {
+        Err(std::io::ErrorKind::BrokenPipe.into())
+    }
+    fn lost(&mut self, _: &LostRecord) -> std::io::Result<()> {
+        Err(std::io::ErrorKind::BrokenPipe.into())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_broken_pipe_ends_the_run_quietly() {
+    let images = scenario_images();
+    for follow in [false, true] {
+        let rings: Vec<_> = images
+            .iter()
+            .map(|i| RingConsumer::new(ImageRing::from_bytes(i.clone()).unwrap()))
+            .collect();
+        let mut sink = Broken;
+        let mode = if follow {
+            Mode::Follow(Box::new(Script(1000)))
+        } else {
+            Mode::Once
+        };
+        let summary =
+            pipeline::run(rings, mode, Assembler::new(&[0, 1], 0, &mut sink), None).unwrap();
+        assert!(summary.broken_pipe);
+    }
+}

@@ -1,0 +1,416 @@
+//! Shared test support: the ring producer, a scenario of calls covering
+//! every record shape, and helpers that decode images the way `reader`
+//! does.
+
+#![allow(dead_code)]
+
+pub mod producer;
+
+use std::path::PathBuf;
+
+use antinomie_abi as abi;
+use antinomie_reader::decode::PmuTypes;
+use antinomie_reader::output::{Format, WriterSink};
+use antinomie_reader::pipeline::{self, Assembler, Mode, Recorder, Summary};
+use antinomie_reader::ring::{ImageRing, RingConsumer};
+
+use producer::{args, attr, set, CaptureSpec, EntrySpec, ExitSpec, RingBuilder};
+
+/// `reader/tests/data`.
+pub fn data_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data")
+}
+
+/// Whether to rewrite golden files instead of comparing
+/// (`ANTINOMIE_UPDATE_GOLDEN=1 cargo test`).
+pub fn updating() -> bool {
+    std::env::var_os("ANTINOMIE_UPDATE_GOLDEN").is_some_and(|v| v == "1")
+}
+
+/// Compares `actual` with the golden file `name` under `tests/data`, byte
+/// for byte (or rewrites it when updating).
+pub fn golden(name: &str, actual: &[u8]) {
+    let path = data_dir().join(name);
+    if updating() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read(&path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (run with ANTINOMIE_UPDATE_GOLDEN=1 to create it)",
+            path.display()
+        )
+    });
+    if expected != actual {
+        let exp = String::from_utf8_lossy(&expected);
+        let act = String::from_utf8_lossy(actual);
+        for (i, (e, a)) in exp.lines().zip(act.lines()).enumerate() {
+            assert_eq!(e, a, "{name}: first difference at line {}", i + 1);
+        }
+        panic!(
+            "{name}: {} lines expected, {} produced",
+            exp.lines().count(),
+            act.lines().count()
+        );
+    }
+}
+
+/// Decodes ring images as `reader show` does (one pass per ring, then the
+/// replay), returning the output and the summary.
+pub fn show_images(images: &[Vec<u8>], format: Format, pmus: &PmuTypes) -> (String, Summary) {
+    let rings: Vec<ImageRing> = images
+        .iter()
+        .map(|i| ImageRing::from_bytes(i.clone()).unwrap())
+        .collect();
+    let mut cpus: Vec<u32> = rings.iter().map(|r| r.meta().cpu).collect();
+    cpus.sort_unstable();
+    let msgs = pipeline::drain_once(rings);
+    let mut sink = WriterSink::new(Vec::new(), format, pmus.clone(), false);
+    let summary = pipeline::replay(msgs, Assembler::new(&cpus, 0, &mut sink)).unwrap();
+    (String::from_utf8(sink.into_inner()).unwrap(), summary)
+}
+
+/// Decodes ring images with the threaded live pipeline (one drain thread
+/// per ring), recording the messages to `recorder`.
+pub fn run_images(
+    images: &[Vec<u8>],
+    format: Format,
+    pmus: &PmuTypes,
+    recorder: Option<&mut dyn Recorder>,
+) -> (String, Summary) {
+    let rings: Vec<RingConsumer<ImageRing>> = images
+        .iter()
+        .map(|i| RingConsumer::new(ImageRing::from_bytes(i.clone()).unwrap()))
+        .collect();
+    let mut cpus: Vec<u32> = rings.iter().map(RingConsumer::cpu).collect();
+    cpus.sort_unstable();
+    let mut sink = WriterSink::new(Vec::new(), format, pmus.clone(), false);
+    let summary = pipeline::run(
+        rings,
+        Mode::Once,
+        Assembler::new(&cpus, pipeline::DEFAULT_WINDOW_NS, &mut sink),
+        recorder,
+    )
+    .unwrap();
+    (String::from_utf8(sink.into_inner()).unwrap(), summary)
+}
+
+const T0: u64 = 5_000_000_000;
+const PID: u32 = 100;
+const ATTR_PTR: u64 = 0x7ffd_1234_5000;
+const CLOEXEC: u64 = 8;
+
+fn sw_clock(size: u32) -> Vec<u8> {
+    let mut a = attr(size);
+    set(&mut a, "type", 1);
+    set(&mut a, "config", 0);
+    set(&mut a, "disabled", 1);
+    set(&mut a, "exclude_kernel", 1);
+    a
+}
+
+/// One call: ENTRY on `entry_cpu`'s ring, EXIT on `exit_cpu`'s.
+struct CallSpec {
+    id: u64,
+    tid: u32,
+    t: u64,
+    args: [u64; 6],
+    item: Option<CaptureSpec>,
+    ret: i64,
+    exit_flags: u32,
+    required_size: u32,
+    exit_items: Vec<CaptureSpec>,
+}
+
+fn call(id: u64, t: u64, args: [u64; 6], item: Option<CaptureSpec>, ret: i64) -> CallSpec {
+    CallSpec {
+        id,
+        tid: PID + u32::try_from(id % 3).unwrap(),
+        t,
+        args,
+        item,
+        ret,
+        exit_flags: 0,
+        required_size: 0,
+        exit_items: Vec::new(),
+    }
+}
+
+impl CallSpec {
+    fn entry(&self) -> EntrySpec {
+        EntrySpec {
+            call_id: self.id,
+            time_ns: self.t,
+            pid: PID,
+            tid: self.tid,
+            flags: 0,
+            args: self.args,
+            items: self.item.iter().cloned().collect(),
+        }
+    }
+
+    fn exit(&self) -> ExitSpec {
+        ExitSpec {
+            call_id: self.id,
+            time_ns: self.t + 9_000,
+            pid: PID,
+            tid: self.tid,
+            ret: self.ret,
+            duration_ns: 8_500 + self.id * 100,
+            flags: self.exit_flags,
+            required_size: self.required_size,
+            items: self.exit_items.clone(),
+        }
+    }
+}
+
+/// Two rings (CPUs 0 and 1, 16 KiB each, CPU 1's wrapping around the end
+/// of its data area) holding one of each record shape: successes and
+/// errors, every capture status, E2BIG with and without write-back, a
+/// double fetch, a call that migrates, a LOST record, an EXIT whose ENTRY
+/// was lost, an EXIT whose ENTRY is missing, an unfinished call, a group
+/// leader, a compat call, unknown bits and a dynamic PMU type.
+#[allow(clippy::too_many_lines)]
+pub fn scenario() -> Vec<RingBuilder> {
+    let mut r0 = RingBuilder::new(0, 16384);
+    let mut r1 = RingBuilder::new(1, 16384).start_at(16384 * 3 - 1024);
+    let at = |i: u64| T0 + i * 100_000;
+
+    // 1. The README's call: a software clock, FD_CLOEXEC.
+    let c = call(
+        1,
+        at(1),
+        args(ATTR_PTR, 0, -1, -1, CLOEXEC),
+        Some(CaptureSpec::complete(&sw_clock(136))),
+        3,
+    );
+    r0.entry(&c.entry());
+    r0.exit(&c.exit());
+
+    // 2. Flags outside PERF_FLAG_ALL: the attr is not read.
+    let c = call(
+        2,
+        at(2),
+        args(0x1000, 0, -1, -1, 1 << 20),
+        Some(CaptureSpec::empty(abi::STATUS_NOT_APPLICABLE, 0)),
+        -22,
+    );
+    r1.entry(&c.entry());
+    r1.exit(&c.exit());
+
+    // 3. NULL attr.
+    let c = call(
+        3,
+        at(3),
+        args(0, 0, -1, -1, 0),
+        Some(CaptureSpec::empty(abi::STATUS_NULL_PTR, 0)),
+        -14,
+    );
+    r0.entry(&c.entry());
+    r0.exit(&c.exit());
+
+    // 4. size 1: invalid, E2BIG, the kernel writes 136 back.
+    let mut c = call(
+        4,
+        at(4),
+        args(ATTR_PTR, 0, -1, -1, 0),
+        Some(CaptureSpec::empty(abi::STATUS_INVALID_SIZE, 1)),
+        -7,
+    );
+    c.exit_flags = abi::EXIT_F_SIZE_READ | abi::EXIT_F_SIZE_WRITTEN;
+    c.required_size = 136;
+    r1.entry(&c.entry());
+    r1.exit(&c.exit());
+
+    // 5. Migrates: ENTRY on CPU 0, EXIT on CPU 1. A cache event with a
+    // frequency, unknown sample_type bits and a reserved bit set.
+    let mut a = attr(128);
+    set(&mut a, "type", 3);
+    set(&mut a, "config", 0x1_0002);
+    set(&mut a, "freq", 1);
+    set(&mut a, "sample_freq", 4000);
+    set(&mut a, "sample_type", 0x7 | (1 << 30));
+    set(&mut a, "read_format", 0x3);
+    set(&mut a, "precise_ip", 2);
+    set(&mut a, "__reserved_1", 0x10);
+    set(&mut a, "sig_data", 0xdead);
+    set(&mut a, "config3", 0x55); // beyond size 128: absent
+    let c = call(
+        5,
+        at(5),
+        args(ATTR_PTR, 0, -1, -1, CLOEXEC),
+        Some(CaptureSpec::complete(&a[..128])),
+        -22,
+    );
+    r0.entry(&c.entry());
+    r1.exit(&c.exit());
+
+    // 6. size 200 with a non-zero tail: truncated, E2BIG, written back.
+    let mut a = sw_clock(200);
+    set(&mut a, "config3", 1);
+    let mut item = CaptureSpec::complete(&a);
+    item.status = abi::STATUS_TRUNCATED;
+    item.flags = abi::CAPTURE_F_TAIL_NONZERO;
+    let mut c = call(6, at(6), args(ATTR_PTR, 0, -1, -1, 0), Some(item), -7);
+    c.exit_flags = abi::EXIT_F_SIZE_READ | abi::EXIT_F_SIZE_WRITTEN;
+    c.required_size = 136;
+    r0.entry(&c.entry());
+    r0.exit(&c.exit());
+
+    // 7. A VER0 breakpoint: bp_len (offset 64) is absent.
+    let mut a = attr(64);
+    set(&mut a, "type", 5);
+    set(&mut a, "sample_period", 1);
+    set(&mut a, "bp_type", 3);
+    set(&mut a, "bp_addr", 0x55af_5005_703c);
+    set(&mut a, "exclude_kernel", 1);
+    set(&mut a, "exclude_hv", 1);
+    let c = call(
+        7,
+        at(7),
+        args(ATTR_PTR, 0, -1, -1, CLOEXEC),
+        Some(CaptureSpec::complete(&a[..64])),
+        4,
+    );
+    r1.entry(&c.entry());
+    r1.exit(&c.exit());
+
+    // 8. Double fetch: the kernel read another config.
+    let mut user = sw_clock(136);
+    set(&mut user, "config", 1);
+    let mut kernel = sw_clock(136);
+    set(&mut kernel, "config", 9);
+    let mut kcopy = CaptureSpec::complete(&kernel);
+    kcopy.flags = abi::CAPTURE_F_KERNEL_COPY;
+    let mut c = call(
+        8,
+        at(8),
+        args(ATTR_PTR, 0, -1, -1, CLOEXEC),
+        Some(CaptureSpec::complete(&user)),
+        5,
+    );
+    c.exit_flags = abi::EXIT_F_ATTR_COPIED | abi::EXIT_F_ATTR_MISMATCH;
+    c.exit_items = vec![kcopy];
+    r0.entry(&c.entry());
+    r0.exit(&c.exit());
+
+    // 9. A fault at offset 72 of a VER8 attr: 72 bytes captured.
+    let a = sw_clock(136);
+    let mut item = CaptureSpec::complete(&a[..72]);
+    item.status = abi::STATUS_FAULT;
+    item.declared_size = 136;
+    item.fault_offset = 72;
+    let c = call(9, at(9), args(ATTR_PTR, 0, -1, -1, 0), Some(item), -14);
+    r1.entry(&c.entry());
+    r1.exit(&c.exit());
+
+    // 10. E2BIG from perf_event_validate_size: size read back, not written.
+    let mut a = sw_clock(136);
+    set(&mut a, "sample_type", 0x1ff_ffff);
+    set(&mut a, "read_format", 0xf);
+    let mut c = call(
+        10,
+        at(10),
+        args(ATTR_PTR, 0, -1, 3, 0),
+        Some(CaptureSpec::complete(&a)),
+        -7,
+    );
+    c.exit_flags = abi::EXIT_F_SIZE_READ;
+    c.required_size = 136;
+    r0.entry(&c.entry());
+    r0.exit(&c.exit());
+
+    // 11. Both records of a call dropped on CPU 1: a LOST record follows.
+    r1.drop_record(abi::LOST_RING_FULL, 11, at(11));
+    r1.drop_record(abi::LOST_RING_FULL, 11, at(11) + 9_000);
+
+    // 12. ENTRY dropped on CPU 0; its EXIT says so.
+    r0.drop_record(abi::LOST_RING_FULL, 12, at(12));
+    let mut c = call(12, at(12), args(ATTR_PTR, 0, -1, -1, 0), None, 6);
+    c.exit_flags = abi::EXIT_F_ENTRY_LOST | abi::EXIT_F_ATTR_COPIED;
+    r0.exit(&c.exit());
+
+    // 13. A group member: pid -1 on CPU 0, group_fd 3, FD_OUTPUT|FD_CLOEXEC
+    // and an unknown flag bit; a dynamic PMU type.
+    let mut a = attr(136);
+    set(&mut a, "type", 9);
+    set(&mut a, "config", 0x1);
+    set(&mut a, "config1", 0x7fff_0000_1000);
+    set(&mut a, "config2", 0x40);
+    set(&mut a, "clockid", 1);
+    set(&mut a, "use_clockid", 1);
+    set(&mut a, "branch_sample_type", (1 << 25) | 1);
+    set(&mut a, "aux_pause", 1);
+    set(&mut a, "__reserved_3", 1);
+    set(&mut a, "wakeup_watermark", 4096);
+    set(&mut a, "watermark", 1);
+    let c = call(
+        13,
+        at(13),
+        args(ATTR_PTR, -1, 0, 3, 0x2 | 0x8 | 0x40),
+        Some(CaptureSpec::complete(&a)),
+        -2,
+    );
+    r1.entry(&c.entry());
+    r1.exit(&c.exit());
+
+    // 14. A compat call (ia32): args are zero-extended 32-bit values.
+    let mut c = call(
+        14,
+        at(14),
+        [0xffd0_1000, 0, 0xffff_ffff, 0xffff_ffff, 8, 0],
+        Some(CaptureSpec::complete(&sw_clock(112))),
+        7,
+    );
+    c.tid = 200;
+    let mut e = c.entry();
+    e.flags = abi::RECORD_F_COMPAT;
+    r0.entry(&e);
+    let mut x = c.exit();
+    x.pid = PID;
+    r0.exit(&x);
+
+    // 15. An EXIT whose ENTRY this reader never saw (not flagged).
+    let c = call(15, at(15), args(ATTR_PTR, 0, -1, -1, 0), None, 8);
+    r1.exit(&c.exit());
+
+    // 16. Still running: ENTRY only (on CPU 1, after the LOST record's range).
+    let c = call(
+        16,
+        at(16),
+        args(ATTR_PTR, 0, -1, -1, 0),
+        Some(CaptureSpec::complete(&sw_clock(0))),
+        0,
+    );
+    r1.entry(&c.entry());
+
+    // 17. Unfinished too, and its id lies in CPU 0's LOST range: its EXIT
+    // may have been lost.
+    r0.drop_record(abi::LOST_RING_FULL, 17, at(17) + 9_000);
+    let c = call(
+        17,
+        at(17),
+        args(ATTR_PTR, 0, -1, -1, 0),
+        Some(CaptureSpec::complete(&sw_clock(136))),
+        0,
+    );
+    r1.entry(&c.entry());
+    // CPU 0's LOST record for call 17's EXIT is written before its next
+    // record: one more successful call.
+    let c = call(
+        18,
+        at(18),
+        args(ATTR_PTR, 0, -1, -1, CLOEXEC),
+        Some(CaptureSpec::complete(&sw_clock(136))),
+        9,
+    );
+    r0.entry(&c.entry());
+    r0.exit(&c.exit());
+    vec![r0, r1]
+}
+
+/// The scenario's golden images.
+pub fn scenario_images() -> Vec<Vec<u8>> {
+    scenario().iter().map(RingBuilder::image).collect()
+}
