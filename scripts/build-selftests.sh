@@ -4,6 +4,11 @@
 # uapi headers of that tree). Output: a directory to lay over the initramfs
 # root, holding /opt/selftests/<suite>/<binaries>.
 #
+# The perf_events tests are linked with qemu/guest/witness/perf-witness.c
+# (-Wl,--wrap=syscall), which logs each perf_event_open call they make when
+# $ANTINOMIE_WITNESS is set: the independent count that a capture of the
+# same run is compared with.
+#
 # usage: scripts/build-selftests.sh
 # Prints the directory as its last line.
 . "$(dirname "$0")/lib.sh"
@@ -24,6 +29,11 @@ make -s -C "$BUILD_TREE" O="$out/headers-build" ARCH=x86_64 \
 	INSTALL_HDR_PATH="$hdr" headers_install >"$out.log" 2>&1 ||
 	die "make headers_install failed (see $out.log)"
 
+stage "perf-witness shim"
+witness=$out/perf-witness.o
+gcc -O2 -Wall -Wextra -Werror -c -o "$witness" "$ANTINOMIE_ROOT/qemu/guest/witness/perf-witness.c" ||
+	die "cannot compile qemu/guest/witness/perf-witness.c"
+
 root=$out/root
 rm -rf "$root"
 for suite in "${SUITES[@]}"; do
@@ -32,7 +42,7 @@ for suite in "${SUITES[@]}"; do
 	mkdir -p "$dest"
 	# CFLAGS/LDFLAGS from the environment: the suites' own Makefiles append
 	# to them (a command-line value would replace their additions).
-	CFLAGS="-static -O2" LDFLAGS="-static" make -s -C "$BUILD_TREE/tools/testing/selftests/$suite" \
+	CFLAGS="-static -O2" LDFLAGS="-static -Wl,--wrap=syscall $witness" make -s -C "$BUILD_TREE/tools/testing/selftests/$suite" \
 		OUTPUT="$dest" KHDR_INCLUDES="-isystem $hdr/include" >>"$out.log" 2>&1 ||
 		die "building selftests/$suite failed (see $out.log)"
 	rm -f "$dest"/*.o
