@@ -416,3 +416,57 @@ impl<W: Write> Sink for WriterSink<W> {
         self.out.flush()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::ExitRecord;
+
+    fn exit_only(ret: i64, duration_ns: u64) -> Call {
+        Call {
+            call_id: 1,
+            entry: None,
+            exit: Some(ExitRecord {
+                header: abi::RecordHeader {
+                    time_ns: 1_500_000_123,
+                    cpu: 2,
+                    pid: 7,
+                    tid: 8,
+                    ..Default::default()
+                },
+                body: abi::Exit {
+                    ret,
+                    duration_ns,
+                    ..Default::default()
+                },
+                items: Vec::new(),
+            }),
+            state: CallState::EntryMissing,
+            exit_maybe_lost: false,
+        }
+    }
+
+    #[test]
+    fn returns_render_like_strace() {
+        let c = exit_only(-7, 12_345);
+        assert_eq!(
+            call_text(&c, &PmuTypes::none()),
+            "1.500000123 cpu=2 pid=7 tid=8 perf_event_open(/* entry not seen */) = -1 E2BIG (Argument list too long) <0.000012>"
+        );
+        assert!(ret_text(&exit_only(3, 1_000_000_000)).ends_with("= 3 <1.000000>"));
+        assert!(ret_text(&exit_only(-600, 0)).starts_with("= -1 E??? (errno 600)"));
+        assert!(ret_text(&exit_only(-5000, 0)).starts_with("= -5000 "));
+    }
+
+    #[test]
+    fn json_nulls_what_does_not_apply() {
+        let mut out = Vec::new();
+        call_json(&exit_only(-22, 5), &PmuTypes::none(), &mut out).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(v["syscall.errno"], 22);
+        assert_eq!(v["syscall.errno_name"], "EINVAL");
+        assert_eq!(v["syscall.success"], false);
+        assert!(v["args.0"].is_null() && v["arg0.perf_event_attr"].is_null());
+        assert_eq!(v["state"], "entry_missing");
+    }
+}

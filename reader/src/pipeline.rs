@@ -902,3 +902,84 @@ pub fn drain_once<M: RingMemory>(rings: Vec<M>) -> Vec<DrainMsg> {
     drop(tx);
     rx.into_iter().collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{EntryRecord, ExitRecord};
+
+    fn entry(id: u64) -> Record {
+        Record::Entry(EntryRecord {
+            header: abi::RecordHeader {
+                call_id: id,
+                time_ns: id,
+                ..Default::default()
+            },
+            args: [0; 6],
+            items: Vec::new(),
+        })
+    }
+
+    fn exit(id: u64, flags: u32) -> Record {
+        Record::Exit(ExitRecord {
+            header: abi::RecordHeader {
+                call_id: id,
+                time_ns: id + 10,
+                cpu: 1,
+                ..Default::default()
+            },
+            body: abi::Exit {
+                flags,
+                ..Default::default()
+            },
+            items: Vec::new(),
+        })
+    }
+
+    fn states(events: &[Event]) -> Vec<(u64, CallState)> {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Call(c) => Some((c.call_id, c.state)),
+                Event::Lost(_) => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn pairs_by_call_id() {
+        let mut p = Pairer::new();
+        let mut out = Vec::new();
+        p.push(entry(1), &mut out);
+        p.push(entry(2), &mut out);
+        p.push(exit(2, 0), &mut out);
+        p.push(exit(3, abi::EXIT_F_ENTRY_LOST), &mut out);
+        p.push(exit(4, 0), &mut out);
+        // The same id again: the first ENTRY is unfinished.
+        p.push(entry(5), &mut out);
+        p.push(entry(5), &mut out);
+        assert_eq!(
+            states(&out),
+            vec![
+                (2, CallState::Complete),
+                (3, CallState::EntryLost),
+                (4, CallState::EntryMissing),
+                (5, CallState::Unfinished),
+            ]
+        );
+        let left = p.finish();
+        assert_eq!(
+            states(&left),
+            vec![(1, CallState::Unfinished), (5, CallState::Unfinished)]
+        );
+    }
+
+    #[test]
+    fn flush_empties_the_merger() {
+        let mut m = Merger::new(&[0, 1], 10);
+        assert!(m.pop(false).is_none());
+        m.done(0);
+        m.done(1);
+        assert!(m.pop(true).is_none());
+    }
+}
