@@ -4,7 +4,6 @@ use std::fs::{File, OpenOptions};
 use std::io;
 use std::mem::offset_of;
 use std::os::fd::{AsFd, OwnedFd};
-use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -13,6 +12,7 @@ use antinomie_abi as abi;
 use memmap2::{Mmap, MmapMut, MmapOptions};
 use rustix::event::{PollFd, PollFlags};
 use rustix::ioctl::{ioctl, NoArg, Opcode, Updater};
+use rustix::pipe::PipeFlags;
 
 use crate::pipeline::{Tick, Waker};
 use crate::ring::{RingCounters, RingMemory};
@@ -206,10 +206,11 @@ impl Device {
     /// # Errors
     /// Setting up the signal pipe or duplicating the device fd.
     pub fn waker(&self, timeout: Duration) -> Result<DeviceWaker, Error> {
-        let (read, write) =
-            UnixStream::pair().map_err(|e| Error::io("creating the signal pipe", e))?;
-        read.set_nonblocking(true)
-            .map_err(|e| Error::io("creating the signal pipe", e))?;
+        // A plain pipe, not a socket pair: a minimal kernel (the test guest)
+        // may have no AF_UNIX. Non-blocking, so the signal handler's write
+        // can never block.
+        let (read, write) = rustix::pipe::pipe_with(PipeFlags::CLOEXEC | PipeFlags::NONBLOCK)
+            .map_err(|e| Error::io("creating the signal pipe", e.into()))?;
         for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
             let w = write
                 .try_clone()
@@ -376,7 +377,7 @@ impl RingMemory for MappedRing {
 #[derive(Debug)]
 pub struct DeviceWaker {
     dev: OwnedFd,
-    signals: UnixStream,
+    signals: OwnedFd,
     timeout: Duration,
 }
 
