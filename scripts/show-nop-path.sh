@@ -5,8 +5,9 @@
 # kernel patches it into a jump only while capture is on).
 #
 # usage: scripts/show-nop-path.sh [VMLINUX]   (default: the 'normal' build)
-# Reads the __jump_table section (struct jump_entry: s32 code, s32 target,
-# long key, each relative to its own address), prints every site of the key
+# Reads the jump table (__start___jump_table..__stop___jump_table; struct
+# jump_entry: s32 code, s32 target, long key, each relative to its own
+# address), prints every site of the key
 # with the disassembly around it, and fails if one is missing or not a NOP.
 . "$(dirname "$0")/lib.sh"
 
@@ -37,20 +38,20 @@ def read(addr, size):
                 return f.read(size)
     raise SystemExit(f"error: address {addr:#x} is in no section of {vmlinux}")
 
-funcs, key_addr = [], None
+funcs, syms = [], {}
 for line in run("nm", "-S", "--defined-only", vmlinux).splitlines():
     parts = line.split()
     if len(parts) == 4 and parts[2] in "tT":
         funcs.append((int(parts[0], 16), int(parts[1], 16), parts[3]))
-    if parts[-1] == KEY:
-        key_addr = int(parts[0], 16)
+    syms[parts[-1]] = int(parts[0], 16)
+key_addr = syms.get(KEY)
 if key_addr is None:
     sys.exit(f"error: show-nop-path: {KEY} is not in {vmlinux} (CONFIG_ANTINOMIE off?)")
-if "__jump_table" not in sections:
-    sys.exit("error: show-nop-path: no __jump_table section: CONFIG_JUMP_LABEL is off, "
+base = syms.get("__start___jump_table", 0)
+length = syms.get("__stop___jump_table", 0) - base
+if length <= 0:
+    sys.exit("error: show-nop-path: the jump table is empty: CONFIG_JUMP_LABEL is off, "
              "the static key is a load and a branch, not a NOP")
-
-base, _, length = sections["__jump_table"]
 table = read(base, length)
 sites = []
 for i in range(0, length, 16):
