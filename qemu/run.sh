@@ -3,7 +3,9 @@
 # the run: scenario exit status (via isa-debug-exit), kernel splats, KUnit.
 #
 # usage: qemu/run.sh [options]
-#   --kernel BZIMAGE     default: the 'normal' variant's build
+#   --variant NAME       boot the last build of kernel variant NAME (default:
+#                        normal; see scripts/build-kernel.sh)
+#   --kernel BZIMAGE     boot this kernel instead
 #   --initrd CPIO        default: the last qemu/build-initramfs.sh image
 #   --scenario NAME      run /scenarios/NAME in the guest (default: smoke)
 #   --interactive        a shell on the serial console instead (Ctrl-a x quits)
@@ -17,12 +19,13 @@
 # of the console.
 . "$(dirname "$0")/../scripts/lib.sh"
 
-kernel=$ANTINOMIE_CACHE/out/debian-normal/arch/x86/boot/bzImage
+kernel=$ANTINOMIE_CACHE/kernels/normal/arch/x86/boot/bzImage
 initrd=$ANTINOMIE_CACHE/initramfs/initramfs.cpio.gz
 scenario=smoke interactive=0 timeout_s=300 append="" accel=auto quiet=0
 log=$ANTINOMIE_CACHE/console.log
 while [ $# -gt 0 ]; do
 	case "$1" in
+	--variant) kernel=$ANTINOMIE_CACHE/kernels/$2/arch/x86/boot/bzImage; shift ;;
 	--kernel) kernel=$2; shift ;;
 	--initrd) initrd=$2; shift ;;
 	--scenario) scenario=$2; shift ;;

@@ -9,7 +9,9 @@
 #   ANTINOMIE_TREE=DIR   build DIR as it is (e.g. the edit tree, with
 #                             uncommitted edits) instead of base + series
 #        KERNEL_SRC, KERNEL_TARBALL   see scripts/kernel-source.sh
-# Prints the bzImage path as its last line.
+# Prints the bzImage path as its last line; $ANTINOMIE_CACHE/kernels/VARIANT
+# then points at the build directory (bzImage under arch/x86/boot/, vmlinux,
+# .config), so that qemu/run.sh --variant VARIANT boots the last build.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/kernel-lib.sh"
 
@@ -117,5 +119,7 @@ if ! wait $pid; then
 	die "kernel build failed (full log: $out/build.log)"
 fi
 info "ccache: $(ccache -s 2>/dev/null | grep -E -m1 'Hits:|cache hit \(direct\)' | tr -s ' ' || echo n/a)"
+mkdir -p "$ANTINOMIE_CACHE/kernels"
+ln -sfn "$out" "$ANTINOMIE_CACHE/kernels/$variant"
 stage "built $variant kernel"
 echo "$out/arch/x86/boot/bzImage"

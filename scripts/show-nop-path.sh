@@ -11,7 +11,7 @@
 # with the disassembly around it, and fails if one is missing or not a NOP.
 . "$(dirname "$0")/lib.sh"
 
-vmlinux=${1:-$ANTINOMIE_CACHE/out/debian-normal/vmlinux}
+vmlinux=${1:-$ANTINOMIE_CACHE/kernels/normal/vmlinux}
 [ -f "$vmlinux" ] || die "no vmlinux at $vmlinux (run scripts/build-kernel.sh)"
 need_cmd readelf nm objdump python3
 stage "jump-label sites of antinomie_capture_key in $(basename "$(dirname "$vmlinux")")"
