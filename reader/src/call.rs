@@ -63,6 +63,15 @@ pub struct Call {
     pub exit_maybe_lost: bool,
 }
 
+/// The values of `state`, as [`CallState::as_str`] spells them (the
+/// numbers are only the table's order: `state` is a string).
+pub static CALL_STATES: Names = &[
+    (0, "complete"),
+    (1, "unfinished"),
+    (2, "entry_lost"),
+    (3, "entry_missing"),
+];
+
 /// Capture status names, `ANTINOMIE_STATUS_*` in lower case.
 pub static CAPTURE_STATUS: Names = &[
     (abi::STATUS_COMPLETE as u64, "complete"),
@@ -71,6 +80,32 @@ pub static CAPTURE_STATUS: Names = &[
     (abi::STATUS_TRUNCATED as u64, "truncated"),
     (abi::STATUS_INVALID_SIZE as u64, "invalid_size"),
     (abi::STATUS_NOT_APPLICABLE as u64, "not_applicable"),
+];
+
+/// What each capture status means, by name (the `abi/antinomie.h`
+/// STATUS comment; a test checks it covers [`CAPTURE_STATUS`]).
+pub static CAPTURE_STATUS_DOC: &[(&str, &str)] = &[
+    (
+        "complete",
+        "64 <= effective size <= 136: the whole attr was read (copied_len = effective size)",
+    ),
+    ("null_ptr", "attr_uptr was NULL: nothing was read"),
+    (
+        "fault",
+        "a read faulted at arg0.fault_offset; the bytes before it were kept (none when the size word itself faulted: capture flag size_fault)",
+    ),
+    (
+        "truncated",
+        "136 < effective size <= PAGE_SIZE: 136 bytes were kept, and tail_zero or tail_nonzero says whether the rest was zero (non-zero means E2BIG)",
+    ),
+    (
+        "invalid_size",
+        "effective size < 64 or > PAGE_SIZE: perf_copy_attr() reads nothing more and fails with E2BIG, so only the size was read",
+    ),
+    (
+        "not_applicable",
+        "the kernel does not read the attr in this call (flags outside PERF_FLAG_ALL fail with EINVAL first): nothing was read",
+    ),
 ];
 
 /// Capture flag names, `ANTINOMIE_CAPTURE_F_*` in lower case.
@@ -319,8 +354,11 @@ pub enum FieldType {
 pub enum Constants {
     /// None.
     None,
-    /// Errno names (`E2BIG`, …) of [`crate::decode::ERRNO`].
+    /// Errno names (`E2BIG`, …) of [`crate::decode::ERRNO`], as the
+    /// positive errno (or, for a string field, the name itself).
     Errno,
+    /// Errno names negated (`-E2BIG`), as the raw return value holds them.
+    NegErrno,
     /// Names of this table.
     Table(Names),
 }
@@ -380,7 +418,7 @@ pub static CALL_FIELDS: &[CallField] = &[
     CallField {
         key: "state",
         ty: FieldType::Str,
-        constants: Constants::None,
+        constants: Constants::Table(CALL_STATES),
         doc: "complete, unfinished (no EXIT), entry_lost (ENTRY dropped) or entry_missing (ENTRY not seen)",
         get: |c| Value::Str(Cow::Borrowed(c.state.as_str())),
     },
@@ -525,7 +563,7 @@ pub static CALL_FIELDS: &[CallField] = &[
     CallField {
         key: "arg0.declared_size",
         ty: FieldType::U64,
-        constants: Constants::None,
+        constants: Constants::Table(names::PERF_ATTR_SIZE),
         doc: "the attr's size field as read at entry (0 means 64)",
         get: |c| capture_field(c, |h| Value::U64(u64::from(h.declared_size))),
     },
@@ -568,7 +606,7 @@ pub static CALL_FIELDS: &[CallField] = &[
     CallField {
         key: "arg0.required_size",
         ty: FieldType::U64,
-        constants: Constants::None,
+        constants: Constants::Table(names::PERF_ATTR_SIZE),
         doc: "after E2BIG: attr_uptr->size read back (136 when the kernel wrote it)",
         get: |c| opt_u64(c.required_size().map(u64::from)),
     },
@@ -603,7 +641,7 @@ pub static CALL_FIELDS: &[CallField] = &[
     CallField {
         key: "ret",
         ty: FieldType::I64,
-        constants: Constants::None,
+        constants: Constants::NegErrno,
         doc: "the raw return value: a new fd, or a negative errno",
         get: |c| opt_i64(c.ret()),
     },
@@ -617,7 +655,7 @@ pub static CALL_FIELDS: &[CallField] = &[
     CallField {
         key: "syscall.errno_name",
         ty: FieldType::Str,
-        constants: Constants::None,
+        constants: Constants::Errno,
         doc: "syscall.errno by name",
         get: |c| {
             c.errno().map_or(Value::Null, |e| {
@@ -720,4 +758,25 @@ pub static LOST_FIELDS: &[LostField] = &[
 #[must_use]
 pub fn call_field(key: &str) -> Option<&'static CallField> {
     CALL_FIELDS.iter().find(|f| f.key == key)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn name_tables_match_what_they_name() {
+        for state in [
+            CallState::Complete,
+            CallState::Unfinished,
+            CallState::EntryLost,
+            CallState::EntryMissing,
+        ] {
+            assert!(names::value_of(CALL_STATES, state.as_str()).is_some());
+        }
+        assert_eq!(CALL_STATES.len(), 4);
+        let documented: Vec<&str> = CAPTURE_STATUS_DOC.iter().map(|(n, _)| *n).collect();
+        let named: Vec<&str> = CAPTURE_STATUS.iter().map(|(_, n)| *n).collect();
+        assert_eq!(documented, named);
+    }
 }

@@ -15,7 +15,11 @@
 //! * [`call`]: [`call::Call`], a paired, decoded call, and the table of its
 //!   record keys ([`call::CALL_FIELDS`]).
 //! * [`pipeline`]: drain threads, the time merge, pairing, the summary.
+//! * [`filter`]: the Syscall Trace filter (`--filter`), over the fields of
+//!   the call and attr tables.
 //! * [`output`]: text and JSON Lines.
+//! * [`syscall`]: the capture rules per syscall and the reference page
+//!   (`reader describe perf_event_open`).
 //! * [`trace`]: the raw trace file (`--output`, `reader show`).
 //! * [`device`]: `/dev/antinomie`: ioctls, mappings, `poll()`.
 
@@ -23,10 +27,12 @@ pub mod call;
 pub mod decode;
 pub mod device;
 mod error;
+pub mod filter;
 pub mod output;
 pub mod pipeline;
 pub mod record;
 pub mod ring;
+pub mod syscall;
 pub mod trace;
 
 pub use error::Error;

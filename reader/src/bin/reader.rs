@@ -1,9 +1,11 @@
 //! `reader`: prints the `perf_event_open(2)` calls Antinomie captured.
 //!
 //! ```text
-//! reader [--follow] [--format text|json] [--output FILE] [--enable] [--device PATH]
-//! reader show [--format text|json] FILE...    # a trace file, or golden ring images
+//! reader [--follow] [--format text|json] [--output FILE] [--enable] [--device PATH] [--filter EXPR]
+//! reader show [--format text|json] [--filter EXPR] FILE...  # a trace file, or golden ring images
 //! reader dump-rings DIR                       # each CPU's ring as DIR/cpuN.ring
+//! reader fields                               # the filter's fields
+//! reader describe perf_event_open             # the syscall's reference page
 //! ```
 
 use std::fs::File;
@@ -18,9 +20,11 @@ use clap::{Parser, Subcommand, ValueEnum};
 use antinomie_abi as abi;
 use antinomie_reader::decode::PmuTypes;
 use antinomie_reader::device::{Device, DEFAULT_DEVICE};
+use antinomie_reader::filter::{self, Filter};
 use antinomie_reader::output::{Format, WriterSink};
 use antinomie_reader::pipeline::{self, Assembler, DrainMsg, Mode, Recorder, Summary};
 use antinomie_reader::ring::{ImageRing, RingConsumer};
+use antinomie_reader::syscall;
 use antinomie_reader::trace::{self, TraceHeader, TraceWriter};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -92,6 +96,11 @@ struct LiveArgs {
     /// `poll()` timeout in --follow mode, so that idle rings let output flow.
     #[arg(long, value_name = "MS", default_value_t = 100)]
     poll_timeout_ms: u64,
+    /// Print only the calls that match EXPR (see `reader fields`), e.g.
+    /// `syscall.errno == E2BIG && args.attr_uptr.size > 136`. Checked before
+    /// the device is opened; --output still saves every record.
+    #[arg(long, value_name = "EXPR")]
+    filter: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -104,6 +113,18 @@ enum Command {
         /// Name a dynamic PMU type for ring images: NAME=TYPE (e.g. kprobe=6).
         #[arg(long, value_name = "NAME=TYPE")]
         pmu: Vec<String>,
+        /// Print only the calls that match EXPR (see `reader fields`).
+        #[arg(long, value_name = "EXPR")]
+        filter: Option<String>,
+    },
+    /// List the filter's fields with their types and meanings.
+    Fields,
+    /// Print a syscall's reference page (Markdown): what it takes, what
+    /// Antinomie records of it, and its filter fields.
+    Describe {
+        /// The syscall.
+        #[arg(value_name = "SYSCALL")]
+        syscall: String,
     },
     /// Write each CPU's ring as a golden ring image DIR/cpuN.ring.
     DumpRings {
@@ -133,10 +154,40 @@ fn init_tracing(verbose: u8) {
         .init();
 }
 
+/// Exit status of a rejected filter, as for other usage errors.
+const BAD_FILTER: u8 = 2;
+
+/// Parses a `--filter`, or explains why not on stderr.
+fn parse_filter(src: Option<&str>) -> Result<Option<Filter>, ExitCode> {
+    let Some(src) = src else {
+        return Ok(None);
+    };
+    match Filter::parse(src) {
+        Ok(f) => {
+            tracing::info!("filter: {}", f.canonical());
+            Ok(Some(f))
+        }
+        Err(e) => {
+            eprintln!("reader: bad filter: {e}");
+            Err(ExitCode::from(BAD_FILTER))
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     init_tracing(cli.common.verbose);
-    match run(cli) {
+    // A bad filter is rejected before anything is opened.
+    let src = match &cli.command {
+        None => cli.live.filter.as_deref(),
+        Some(Command::Show { filter, .. }) => filter.as_deref(),
+        Some(_) => None,
+    };
+    let filter = match parse_filter(src) {
+        Ok(f) => f,
+        Err(code) => return code,
+    };
+    match run(cli, filter) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("reader: error: {e:#}");
@@ -145,13 +196,31 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(cli: Cli) -> Result<ExitCode> {
+fn run(cli: Cli, filter: Option<Filter>) -> Result<ExitCode> {
     let common = cli.common;
     let summary = match cli.command {
-        None => live(&cli.live, &common)?,
-        Some(Command::Show { files, pmu }) => show(&files, &pmu, &common)?,
+        None => live(&cli.live, &common, filter)?,
+        Some(Command::Show { files, pmu, .. }) => show(&files, &pmu, &common, filter)?,
         Some(Command::DumpRings { dir, device, sysfs }) => {
             dump_rings(&dir, &device, &sysfs)?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        Some(Command::Fields) => {
+            print_stdout(&filter::fields_text())?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        Some(Command::Describe { syscall }) => {
+            let Some(page) = syscall::reference_page(&syscall) else {
+                bail!(
+                    "no reference page for `{syscall}`: this reader knows {}",
+                    syscall::SYSCALLS
+                        .iter()
+                        .map(|s| s.name)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+            };
+            print_stdout(&page)?;
             return Ok(ExitCode::SUCCESS);
         }
     };
@@ -179,7 +248,16 @@ fn stdout_sink(
     )
 }
 
-fn live(args: &LiveArgs, common: &CommonArgs) -> Result<Summary> {
+/// Writes `text` to stdout; a closed pipe is not an error.
+fn print_stdout(text: &str) -> Result<()> {
+    let mut out = io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(e).context("writing the output"),
+        _ => Ok(()),
+    }
+}
+
+fn live(args: &LiveArgs, common: &CommonArgs, filter: Option<Filter>) -> Result<Summary> {
     let mut dev = Device::open(&args.device)?;
     if args.enable && !dev.enabled() {
         dev.enable()?;
@@ -214,8 +292,11 @@ fn live(args: &LiveArgs, common: &CommonArgs) -> Result<Summary> {
     } else {
         Mode::Once
     };
-    let mut sink = stdout_sink(common.format, pmus, args.follow);
-    let assembler = Assembler::new(&cpus, window_ns, &mut sink);
+    let mut sink = stdout_sink(common.format, pmus.clone(), args.follow);
+    let mut assembler = Assembler::new(&cpus, window_ns, &mut sink);
+    if let Some(f) = filter {
+        assembler.set_filter(Box::new(f.with_pmus(pmus)));
+    }
     let summary = pipeline::run(
         rings,
         mode,
@@ -243,7 +324,12 @@ fn parse_pmus(specs: &[String]) -> Result<PmuTypes> {
     Ok(PmuTypes::from_pairs(pairs))
 }
 
-fn show(files: &[PathBuf], pmu: &[String], common: &CommonArgs) -> Result<Summary> {
+fn show(
+    files: &[PathBuf],
+    pmu: &[String],
+    common: &CommonArgs,
+    filter: Option<Filter>,
+) -> Result<Summary> {
     let mut images = Vec::new();
     let mut traces = Vec::new();
     for path in files {
@@ -277,8 +363,11 @@ fn show(files: &[PathBuf], pmu: &[String], common: &CommonArgs) -> Result<Summar
         }
         _ => bail!("give one trace file, or one or more ring images (not both)"),
     };
-    let mut sink = stdout_sink(common.format, pmus, false);
-    let assembler = Assembler::new(&cpus, window_ns, &mut sink);
+    let mut sink = stdout_sink(common.format, pmus.clone(), false);
+    let mut assembler = Assembler::new(&cpus, window_ns, &mut sink);
+    if let Some(f) = filter {
+        assembler.set_filter(Box::new(f.with_pmus(pmus)));
+    }
     Ok(pipeline::replay(msgs, assembler)?)
 }
 

@@ -117,6 +117,29 @@ pub enum Applies {
     ProbeOffset,
 }
 
+impl Applies {
+    /// When the alias is the meaningful reading of its bytes, in words
+    /// (`None` for [`Applies::Always`]); the filter's field list and the
+    /// reference page print it.
+    #[must_use]
+    pub fn condition(self) -> Option<&'static str> {
+        Some(match self {
+            Applies::Always => return None,
+            Applies::FreqClear => "freq is 0",
+            Applies::FreqSet => "freq is 1",
+            Applies::WatermarkClear => "watermark is 0",
+            Applies::WatermarkSet => "watermark is 1",
+            Applies::Breakpoint => "type is PERF_TYPE_BREAKPOINT",
+            Applies::Kprobe => "type is the kprobe PMU's (named from sysfs)",
+            Applies::Uprobe => "type is the uprobe PMU's (named from sysfs)",
+            Applies::KprobeAddr => "type is the kprobe PMU's and kprobe_func is 0",
+            Applies::ProbeOffset => {
+                "type is the uprobe PMU's, or the kprobe PMU's with kprobe_func set"
+            }
+        })
+    }
+}
+
 /// Which members the strace-like text shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TextRule {

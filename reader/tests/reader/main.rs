@@ -8,6 +8,9 @@
 //! * `golden`: golden ring images and their byte-exact text and JSON
 //!   output; save → show round trips; the `reader` binary itself.
 //! * `fuzz`: random bytes never panic the decoder.
+//! * `filter`: the Syscall Trace filter: every field reachable and agreeing
+//!   with the JSON output, random filters against a reference evaluator,
+//!   `--filter`, `reader fields`, the checked-in reference page.
 //!
 //! `support` holds the ring producer and the scenario the golden files
 //! come from. `ANTINOMIE_UPDATE_GOLDEN=1 cargo test` rewrites the golden
@@ -16,6 +19,7 @@
 mod support;
 
 mod decode;
+mod filter;
 mod fuzz;
 mod golden;
 mod pipeline;
