@@ -8,7 +8,7 @@
 # Prints the image path as its last line.
 . "$(dirname "$0")/../scripts/lib.sh"
 
-RUST_GUEST_BINS=(reader antinomie-workload)
+RUST_GUEST_BINS=(reader antinomie-workload antinomie-e2e)
 RUST_TARGET=x86_64-unknown-linux-gnu
 
 need_cmd gcc cargo cpio gzip

@@ -5,7 +5,20 @@
 //! documents for that case, so the guest's smoke test fails on a kernel that
 //! behaves differently.
 //!
-//! usage: `antinomie-workload [--check] SCRIPT` (scripts: `smoke`)
+//! usage: `antinomie-workload [--check] smoke` or
+//! `antinomie-workload e2e|e2e-small|burst [N]|flush`
+//!
+//! `smoke`: four calls, checked with `--check` against Linux 6.12.94.
+//! The end-to-end scripts (`e2e/workload.rs`) log more per call, for the
+//! comparator `antinomie-e2e`: `e2e` is the case list (sizes, faults,
+//! flags, groups, `FD_CLOEXEC`, an `E2BIG` from `perf_event_validate_size()`
+//! with a 681-sibling group, pinned threads on every CPU); `e2e-small` is the
+//! same without the big group; `burst N` is N calls from one pinned thread
+//! per CPU; `flush` one call per CPU. Exit status 1 when a script's own
+//! precondition failed (the big group did not end in `E2BIG`).
+
+#[path = "e2e/workload.rs"]
+mod e2e;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -200,6 +213,42 @@ fn check(case: &Case, rec: &CallRecord) -> Result<(), String> {
     }
 }
 
+fn usage() -> ExitCode {
+    eprintln!(
+        "usage: antinomie-workload [--check] smoke\n       antinomie-workload e2e|e2e-small|burst [N]|flush"
+    );
+    ExitCode::from(2)
+}
+
+/// Runs an end-to-end script and prints its records as JSON Lines.
+fn run_e2e(name: &str, count: Option<usize>) -> ExitCode {
+    let (records, status) = match e2e::run(name, count) {
+        Ok(r) => r,
+        Err(why) => {
+            eprintln!("antinomie-workload: {why}");
+            return usage();
+        }
+    };
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    for rec in &records {
+        let line = serde_json::to_string(rec).expect("an E2eRecord always serializes");
+        if writeln!(out, "{line}").is_err() {
+            return ExitCode::SUCCESS;
+        }
+    }
+    if out.flush().is_err() {
+        return ExitCode::SUCCESS;
+    }
+    match status {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(why) => {
+            eprintln!("antinomie-workload: {name}: {why}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1).collect::<Vec<_>>();
     let check_results = args.first().is_some_and(|a| a == "--check");
@@ -208,10 +257,15 @@ fn main() -> ExitCode {
     }
     let script = match args.as_slice() {
         [name] if name == "smoke" => smoke_script(),
-        _ => {
-            eprintln!("usage: antinomie-workload [--check] SCRIPT   (scripts: smoke)");
-            return ExitCode::from(2);
+        [name, rest @ ..] if !check_results && rest.len() <= 1 && name != "smoke" => {
+            let count = match rest.first().map(|n| n.parse::<usize>()) {
+                None => None,
+                Some(Ok(n)) => Some(n),
+                Some(Err(_)) => return usage(),
+            };
+            return run_e2e(name, count);
         }
+        _ => return usage(),
     };
     let mut failed = 0;
     let stdout = std::io::stdout();

@@ -1,0 +1,103 @@
+//! The golden ring images captured in the guest (`tests/data/guest/NAME/`,
+//! written by `scripts/capture-golden.sh`), checked against the log of the
+//! workload that made them: `reader show --format json` of the images, and
+//! the committed `expected.jsonl`, must both agree field by field with what
+//! `antinomie-e2e compare` derives from `workload.jsonl` (every call for
+//! `compare: exact`, the shown ones for `compare: --subset`). The byte-exact
+//! `expected.txt`/`expected.jsonl` themselves are checked by the `reader`
+//! test's `golden` module.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn guest_dirs() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/guest");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .map(|d| {
+            d.map(|e| e.unwrap().path())
+                .filter(|p| p.join("workload.jsonl").is_file())
+                .collect()
+        })
+        .unwrap_or_default();
+    dirs.sort();
+    dirs
+}
+
+/// The comparator's mode flags from `capture.txt`'s `compare:` line.
+fn mode(dir: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(dir.join("capture.txt")).unwrap_or_default();
+    let line = text
+        .lines()
+        .find_map(|l| l.strip_prefix("compare:"))
+        .unwrap_or("exact")
+        .trim();
+    if line == "exact" {
+        Vec::new()
+    } else {
+        line.split_whitespace().map(str::to_owned).collect()
+    }
+}
+
+fn compare(dir: &Path, reader_json: &Path) {
+    let out = Command::new(env!("CARGO_BIN_EXE_antinomie-e2e"))
+        .arg("compare")
+        .args(mode(dir))
+        .arg("--workload")
+        .arg(dir.join("workload.jsonl"))
+        .arg("--reader")
+        .arg(reader_json)
+        // No dynamic PMU names: as `reader show` without --pmu.
+        .arg("--sysfs")
+        .arg("/nonexistent")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "{}: {} differs from the workload's log:\n{stdout}\n{stderr}",
+        dir.display(),
+        reader_json.display()
+    );
+    assert!(stdout.contains(" 0 failures"), "{stdout}");
+}
+
+#[test]
+fn guest_images_decode_to_what_the_workload_did() {
+    let dirs = guest_dirs();
+    assert!(
+        !dirs.is_empty(),
+        "no guest golden images under tests/data/guest"
+    );
+    for dir in dirs {
+        let mut rings: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "ring"))
+            .collect();
+        rings.sort();
+        assert!(!rings.is_empty(), "{}: no ring images", dir.display());
+        let shown = Command::new(env!("CARGO_BIN_EXE_reader"))
+            .args(["show", "--format", "json", "--no-summary"])
+            .args(&rings)
+            .output()
+            .unwrap();
+        assert!(
+            shown.status.success(),
+            "{}: reader show failed",
+            dir.display()
+        );
+        let tmp = std::env::temp_dir().join(format!(
+            "antinomie-guest-{}-{}.jsonl",
+            dir.file_name().unwrap().to_string_lossy(),
+            std::process::id()
+        ));
+        std::fs::write(&tmp, &shown.stdout).unwrap();
+        compare(&dir, &tmp);
+        std::fs::remove_file(&tmp).unwrap();
+        let expected = dir.join("expected.jsonl");
+        if expected.is_file() {
+            compare(&dir, &expected);
+        }
+    }
+}
