@@ -9,7 +9,7 @@ use std::borrow::Cow;
 
 use crate::call::{Call, Value};
 use crate::decode::names;
-use crate::decode::PmuTypes;
+use crate::decode::{Applies, PmuTypes};
 
 use super::fields::{ConstSet, Field, Source, Type};
 
@@ -100,7 +100,9 @@ pub(crate) fn field_value<'a>(f: &Field, c: &'a Call, pmus: &PmuTypes) -> Val<'a
             let Some(view) = c.attr() else {
                 return Val::Absent;
             };
-            if !view.applies(m, pmus) {
+            // (`applies` looks `type` up by name: skip it when it cannot
+            // matter.)
+            if m.applies != Applies::Always && !view.applies(m, pmus) {
                 return Val::Absent;
             }
             match f.ty {
