@@ -749,9 +749,10 @@ fn per_cpu_cases(script: &'static str, script_id: u64, cpus: &[u32]) -> Vec<E2eR
 /// fits with it):
 /// * thread 1 cycles through the `PERF_ATTR_SIZE_VER*`: its 13th call's
 ///   ENTRY fits and leaves 40 bytes, so its EXIT is dropped (unfinished);
-/// * thread 2 makes 11 calls of size 64 and one of 80, leaving 256 bytes:
-///   the next ENTRY (size 136: 280 bytes) is dropped, but the LOST record
-///   and its EXIT (232 bytes) fit (entry lost);
+/// * thread 2 makes 11 calls of size 64, one of 80, then size 136: after
+///   its 13th call 264 bytes are left, so the 14th call's ENTRY (280
+///   bytes) is dropped, but the LOST record and its EXIT (232 bytes) fit
+///   (entry lost);
 /// * the others use 136: whole calls are dropped.
 fn burst_attr_size(thread: u32, k: usize) -> u32 {
     const VERS: [u32; 9] = [64, 72, 80, 96, 104, 112, 120, 128, 136];
