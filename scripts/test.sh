@@ -60,6 +60,7 @@ step "kernel selftests (static)" scripts/build-selftests.sh
 step "guest initramfs" qemu/build-initramfs.sh "$ANTINOMIE_CACHE/selftests/root"
 step "boot: smoke scenario + KUnit" qemu/run.sh --scenario smoke
 step "boot: perf_events selftests" qemu/run.sh --quiet --scenario perf-selftests --timeout 900
+step "boot: reader end to end" qemu/run.sh --quiet --scenario reader-e2e --timeout 900
 step "failure modes" scripts/tests/failure-modes.sh
 summary
 echo "${#names[@]} passed, 0 failed"
