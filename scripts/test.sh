@@ -56,11 +56,21 @@ step "cargo test" cargo test --workspace --locked
 step "kernel series: apply, export, checkpatch" scripts/check-series.sh
 step "kernel configs: every option sticks" kernel_configs
 step "kernel build (normal)" scripts/build-kernel.sh normal
+step "capture off costs a NOP (vmlinux)" scripts/show-nop-path.sh
 step "kernel selftests (static)" scripts/build-selftests.sh
 step "guest initramfs" qemu/build-initramfs.sh "$ANTINOMIE_CACHE/selftests/root"
 step "boot: smoke scenario + KUnit" qemu/run.sh --scenario smoke
-step "boot: perf_events selftests" qemu/run.sh --quiet --scenario perf-selftests --timeout 900
+step "boot: capture on the raw ABI" qemu/run.sh --quiet --scenario capture
+step "boot: capture from early boot" qemu/run.sh --quiet --scenario capture-boot \
+	--append "antinomie.enable=1 antinomie.ring_size=64K"
+step "boot: perf_events selftests, capture off and on" \
+	qemu/run.sh --quiet --scenario perf-selftests --timeout 900
 step "boot: reader end to end" qemu/run.sh --quiet --scenario reader-e2e --timeout 900
+step "kernel build (off: CONFIG_ANTINOMIE=n)" scripts/build-kernel.sh off
+step "boot (off): smoke + KUnit" qemu/run.sh --quiet --variant off --scenario smoke
+step "kernel build (debug: KASAN, UBSAN, lockdep, KFENCE)" scripts/build-kernel.sh debug
+step "boot (debug): capture on the raw ABI, no splat" \
+	qemu/run.sh --quiet --variant debug --scenario capture --timeout 900
 step "failure modes" scripts/tests/failure-modes.sh
 summary
 echo "${#names[@]} passed, 0 failed"
