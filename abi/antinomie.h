@@ -405,8 +405,10 @@ struct antinomie_lost {
  * struct antinomie_info - device geometry, from ANTINOMIE_IOC_GET_INFO
  * @size: bytes the kernel filled in.
  * @abi_version: ANTINOMIE_ABI_VERSION of the kernel.
- * @nr_cpu_ids: CPU ids are below this. Each possible CPU has a ring; the
- *	possible ones are listed in /sys/devices/system/cpu/possible.
+ * @cpu_id_limit: CPU ids are below this (the kernel's nr_cpu_ids, a name
+ *	that is a macro in some kernel configurations). Each possible CPU
+ *	has a ring; the possible ones are listed in
+ *	/sys/devices/system/cpu/possible.
  * @page_size: PAGE_SIZE of the kernel, also the largest valid attr size.
  * @flags: ANTINOMIE_INFO_F_*.
  * @reserved: zero.
@@ -420,7 +422,7 @@ struct antinomie_lost {
 struct antinomie_info {
 	__u32	size;
 	__u32	abi_version;
-	__u32	nr_cpu_ids;
+	__u32	cpu_id_limit;
 	__u32	page_size;
 	__u32	flags;
 	__u32	reserved;

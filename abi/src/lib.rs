@@ -365,8 +365,8 @@ pub struct Info {
     pub size: u32,
     /// `abi_version`: the kernel's ABI version.
     pub abi_version: u32,
-    /// `nr_cpu_ids`: CPU ids are below this.
-    pub nr_cpu_ids: u32,
+    /// `cpu_id_limit`: CPU ids are below this (the kernel's `nr_cpu_ids`).
+    pub cpu_id_limit: u32,
     /// `page_size`: the kernel's page size.
     pub page_size: u32,
     /// `flags`: `INFO_F_*`.
@@ -388,7 +388,7 @@ pub struct Info {
 }
 
 assert_layout!(Info, size 72, align 8, {
-    size: 0, abi_version: 4, nr_cpu_ids: 8, page_size: 12, flags: 16, reserved: 20,
+    size: 0, abi_version: 4, cpu_id_limit: 8, page_size: 12, flags: 16, reserved: 20,
     data_size: 24, watermark: 32, mmap_stride: 40, mmap_size: 48, consumer_offset: 56,
     data_offset: 64,
 });

@@ -229,7 +229,7 @@ fn rust_facts() -> Facts {
         size, reserved, first_time_ns, last_time_ns, min_call_id, max_call_id, lost,
     });
     mirror!(f, Info = "antinomie_info" {
-        size, abi_version, nr_cpu_ids, page_size, flags, reserved, data_size, watermark,
+        size, abi_version, cpu_id_limit, page_size, flags, reserved, data_size, watermark,
         mmap_stride, mmap_size, consumer_offset, data_offset,
     });
     mirror!(f, Counters = "antinomie_counters" {

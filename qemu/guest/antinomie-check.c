@@ -99,7 +99,7 @@ static const void *rec_body(const struct rec *r)
 
 static void map_rings(int fd)
 {
-	for (unsigned int cpu = 0; cpu < info.nr_cpu_ids && cpu < MAX_CPUS; cpu++) {
+	for (unsigned int cpu = 0; cpu < info.cpu_id_limit && cpu < MAX_CPUS; cpu++) {
 		off_t off = (off_t)cpu * info.mmap_stride;
 		struct ring *r = &rings[cpu];
 		void *all, *cons;
@@ -400,7 +400,7 @@ static void check_refusals(int fd)
 	expect_errno(p == MAP_FAILED ? -1 : 0, EINVAL, "private mapping");
 	p = mmap(NULL, info.mmap_size + page, PROT_READ, MAP_SHARED, fd, 0);
 	expect_errno(p == MAP_FAILED ? -1 : 0, EINVAL, "mapping past one ring");
-	p = mmap(NULL, page, PROT_READ, MAP_SHARED, fd, (off_t)info.nr_cpu_ids * info.mmap_stride);
+	p = mmap(NULL, page, PROT_READ, MAP_SHARED, fd, (off_t)info.cpu_id_limit * info.mmap_stride);
 	expect_errno(p == MAP_FAILED ? -1 : 0, EINVAL, "mapping past the last CPU");
 	p = mmap(NULL, page, PROT_READ, MAP_SHARED, fd, data);
 	if (p == MAP_FAILED)
@@ -531,7 +531,7 @@ int main(int argc, char **argv)
 	info.size = sizeof(info);
 	ioctl_ok(fd, ANTINOMIE_IOC_GET_INFO, &info, "GET_INFO");
 	printf("antinomie-check: abi %u, %u CPU ids, data_size %llu, mmap_size %llu, stride %llu, watermark %llu, %s\n",
-	       info.abi_version, info.nr_cpu_ids, (unsigned long long)info.data_size,
+	       info.abi_version, info.cpu_id_limit, (unsigned long long)info.data_size,
 	       (unsigned long long)info.mmap_size, (unsigned long long)info.mmap_stride,
 	       (unsigned long long)info.watermark,
 	       info.flags & ANTINOMIE_INFO_F_ENABLED ? "enabled" : "disabled");

@@ -122,15 +122,15 @@ impl Device {
     }
 
     /// The CPUs that have a ring: `/sys/devices/system/cpu/possible`, or
-    /// every id below `nr_cpu_ids` when that cannot be read.
+    /// every id below `cpu_id_limit` when that cannot be read.
     #[must_use]
     pub fn possible_cpus(&self, sysfs: &Path) -> Vec<u32> {
         std::fs::read_to_string(sysfs.join("devices/system/cpu/possible"))
             .ok()
             .and_then(|s| parse_cpu_list(&s))
-            .unwrap_or_else(|| (0..self.info.nr_cpu_ids).collect())
+            .unwrap_or_else(|| (0..self.info.cpu_id_limit).collect())
             .into_iter()
-            .filter(|&c| c < self.info.nr_cpu_ids)
+            .filter(|&c| c < self.info.cpu_id_limit)
             .collect()
     }
 

@@ -843,7 +843,7 @@ fn device(op: &str, arg: Option<u64>, path: &Path) -> Result<(), String> {
         }
         ("counters", None) => {
             let mut out = Vec::new();
-            for cpu in 0..info.nr_cpu_ids {
+            for cpu in 0..info.cpu_id_limit {
                 let mut c = abi::Counters {
                     cpu,
                     ..abi::Counters::default()
