@@ -14,8 +14,9 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/kernel-lib.sh"
 
-# The kernel's perf_events selftests, run with capture off and on.
-SUITES=(perf_events)
+# The kernel's perf_events selftests (run with capture off and on) and the
+# series' own kselftest of the raw ABI.
+SUITES=(perf_events antinomie)
 
 need_cmd make gcc
 resolve_source
@@ -40,9 +41,11 @@ for suite in "${SUITES[@]}"; do
 	stage "selftests/$suite (static)"
 	dest=$root/opt/selftests/$suite
 	mkdir -p "$dest"
+	ldflags=-static
+	[ "$suite" = perf_events ] && ldflags="-static -Wl,--wrap=syscall $witness"
 	# CFLAGS/LDFLAGS from the environment: the suites' own Makefiles append
 	# to them (a command-line value would replace their additions).
-	CFLAGS="-static -O2" LDFLAGS="-static -Wl,--wrap=syscall $witness" make -s -C "$BUILD_TREE/tools/testing/selftests/$suite" \
+	CFLAGS="-static -O2" LDFLAGS="$ldflags" make -s -C "$BUILD_TREE/tools/testing/selftests/$suite" \
 		OUTPUT="$dest" KHDR_INCLUDES="-isystem $hdr/include" >>"$out.log" 2>&1 ||
 		die "building selftests/$suite failed (see $out.log)"
 	rm -f "$dest"/*.o

@@ -61,6 +61,8 @@ step "kernel selftests (static)" scripts/build-selftests.sh
 step "guest initramfs" qemu/build-initramfs.sh "$ANTINOMIE_CACHE/selftests/root"
 step "boot: smoke scenario + KUnit" qemu/run.sh --scenario smoke
 step "boot: capture on the raw ABI" qemu/run.sh --quiet --scenario capture
+step "boot: kselftest of the raw ABI" \
+	qemu/run.sh --quiet --scenario kselftest-antinomie --timeout 900
 step "boot: capture from early boot" qemu/run.sh --quiet --scenario capture-boot \
 	--append "antinomie.enable=1 antinomie.ring_size=64K"
 step "boot: perf_events selftests, capture off and on" \
@@ -71,6 +73,8 @@ step "boot (off): smoke + KUnit" qemu/run.sh --quiet --variant off --scenario sm
 step "kernel build (debug: KASAN, UBSAN, lockdep, KFENCE)" scripts/build-kernel.sh debug
 step "boot (debug): capture on the raw ABI, no splat" \
 	qemu/run.sh --quiet --variant debug --scenario capture --timeout 900
+step "boot (debug): kselftest of the raw ABI, no splat" \
+	qemu/run.sh --quiet --variant debug --scenario kselftest-antinomie --timeout 1200
 step "failure modes" scripts/tests/failure-modes.sh
 summary
 echo "${#names[@]} passed, 0 failed"
