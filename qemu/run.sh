@@ -143,8 +143,10 @@ guest_rc=$(((rc >> 1) - 1))
 splat=$(grep -m1 -E '^(BUG: |WARNING: |UBSAN: |Oops|general protection fault|Kernel panic|INFO: task |.*\[ cut here \]|Call Trace:)' <<<"$clean" || true)
 [ -n "$splat" ] && fail "kernel splat in the console: $splat"
 
-# KUnit: parse the KTAP the kernel printed. Top-level lines are suites.
-ktap_suites=$(grep -E '^(not )?ok [0-9]+ [^ #]+' <<<"$clean" | grep -v '^ ' || true)
+# KUnit: parse the KTAP the kernel printed (printk lines, which carry a
+# timestamp: a userspace test's TAP on the console is not KUnit's).
+kmsg=$(sed -n -e 's/\r$//' -e 's/^\[ *[0-9]*\.[0-9]*\] //p' "$log")
+ktap_suites=$(grep -E '^(not )?ok [0-9]+ [^ #]+' <<<"$kmsg" || true)
 kunit_failed=$(grep -E '^not ok ' <<<"$ktap_suites" | awk '{print $4}' || true)
 [ -n "$kunit_failed" ] && fail "KUnit suite(s) failed: $(echo $kunit_failed)"
 missing=()
@@ -157,7 +159,7 @@ while read -r suite sym; do
 done <"$ANTINOMIE_ROOT/qemu/kunit-suites"
 [ ${#missing[@]} -eq 0 ] || fail "KUnit suite(s) missing from the console: ${missing[*]}"
 nsuites=$(grep -c . <<<"$ktap_suites" || true)
-ntests=$(grep -cE '^ +ok [0-9]+ ' <<<"$clean" || true)
+ntests=$(grep -cE '^ +ok [0-9]+ ' <<<"$kmsg" || true)
 
 grep -q "ANTINOMIE-SCENARIO-END $scenario rc=$guest_rc" <<<"$clean" ||
 	fail "guest exited with status $guest_rc but never printed the scenario's end marker"
