@@ -73,7 +73,8 @@ for code, target in sites:
     kind = next((k for b, k in NOPS.items() if insn.startswith(b)), None)
     print(f"    site {name}+{off:#x}: {kind or 'NOT A NOP: ' + insn.hex()}; "
           f"jumps to {func_of(target)[0]}+{func_of(target)[1]:#x} while capture is on")
-    dis = run("objdump", "-d", "--no-show-raw-insn", f"--start-address={code - 12:#x}",
+    # Decode from the function's start so instructions are not cut in two.
+    dis = run("objdump", "-d", "--no-show-raw-insn", f"--start-address={code - off:#x}",
               f"--stop-address={code + 12:#x}", vmlinux)
     for l in dis.splitlines():
         if re.match(r"\s*ffffffff[0-9a-f]+:", l):
