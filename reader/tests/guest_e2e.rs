@@ -101,3 +101,40 @@ fn guest_images_decode_to_what_the_workload_did() {
         }
     }
 }
+
+/// `antinomie-e2e filters` on the exact golden images: every field of
+/// `reader fields` and the cases select exactly the calls the
+/// workload's log says (the same check the `filter-e2e` guest scenario runs
+/// on a live trace).
+#[test]
+fn filters_select_what_the_workload_did() {
+    let mut checked = 0;
+    for dir in guest_dirs().into_iter().filter(|d| mode(d).is_empty()) {
+        let mut rings: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "ring"))
+            .collect();
+        rings.sort();
+        let out = Command::new(env!("CARGO_BIN_EXE_antinomie-e2e"))
+            .arg("filters")
+            .arg("--reader")
+            .arg(env!("CARGO_BIN_EXE_reader"))
+            .arg("--workload")
+            .arg(dir.join("workload.jsonl"))
+            .args(["--sysfs", "/nonexistent"])
+            .args(&rings)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success(),
+            "{}: a filter selected other calls:\n{stdout}\n{stderr}",
+            dir.display()
+        );
+        assert!(stdout.contains("filters: ok:"), "{stdout}");
+        checked += 1;
+    }
+    assert!(checked > 0, "no exact guest golden images");
+}

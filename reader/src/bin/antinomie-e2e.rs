@@ -29,6 +29,8 @@
 //! disable capture or resize the rings): `ring-size` needs capture off and
 //! the rings unmapped, and restarts every ring's positions and counters.
 
+#[path = "e2e/filters.rs"]
+mod filters;
 #[path = "e2e/model.rs"]
 #[allow(dead_code)]
 mod model;
@@ -86,6 +88,34 @@ enum Cmd {
         /// Print every field compared.
         #[arg(long, short)]
         verbose: bool,
+    },
+    /// Check that `reader show FILES --filter …` selects exactly the
+    /// expected calls, for every field `reader fields` lists.
+    Filters {
+        /// The workload's log (JSON Lines); repeat for several runs.
+        #[arg(long, required = true)]
+        workload: Vec<PathBuf>,
+        /// The `reader` binary to run.
+        #[arg(long, default_value = "reader")]
+        reader: PathBuf,
+        /// With ring images: name a dynamic PMU type (NAME=TYPE).
+        #[arg(long, value_name = "NAME=TYPE")]
+        pmu: Vec<String>,
+        /// The output of `reader --follow --format json --filter EXPR`.
+        #[arg(long, requires = "live_filter")]
+        live: Option<PathBuf>,
+        /// The EXPR of --live: one of the cases.
+        #[arg(long, requires = "live")]
+        live_filter: Option<String>,
+        /// Where sysfs is mounted (dynamic PMU types).
+        #[arg(long, default_value = "/sys")]
+        sysfs: PathBuf,
+        /// Print every filter and its count.
+        #[arg(long, short)]
+        verbose: bool,
+        /// What `reader show` reads: a trace file, or ring images.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
     },
     /// Drive /dev/antinomie.
     Device {
@@ -897,6 +927,25 @@ fn main() -> ExitCode {
             &sysfs,
             verbose,
         ),
+        Cmd::Filters {
+            workload,
+            reader,
+            pmu,
+            live,
+            live_filter,
+            sysfs,
+            verbose,
+            files,
+        } => filters::run(&filters::Args {
+            workload: &workload,
+            reader: &reader,
+            files: &files,
+            pmu: &pmu,
+            live: live.as_deref(),
+            live_filter: live_filter.as_deref(),
+            sysfs: &sysfs,
+            verbose,
+        }),
         Cmd::Device { op, arg, device: d } => device(&op, arg, &d).map(|()| true),
     };
     match r {

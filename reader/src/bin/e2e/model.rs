@@ -179,6 +179,11 @@ static MEMBERS: &[Member] = &[
     m("config3", 128, 8),
 ];
 
+/// The name of every member of `struct perf_event_attr`, in order.
+pub fn member_names() -> impl Iterator<Item = &'static str> {
+    MEMBERS.iter().map(|m| m.name)
+}
+
 type Names = &'static [(u64, &'static str)];
 
 static PERF_TYPE: Names = &[
