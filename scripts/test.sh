@@ -3,8 +3,8 @@
 # installs the host packages it needs, then checks the Rust workspace, the
 # kernel series, the kernel configurations, builds the patched kernel and the
 # guest image, boots it under QEMU (smoke scenario + built-in KUnit; the
-# kernel's perf_events selftests), and proves that bad input fails with a
-# one-line reason.
+# kernel's perf_events selftests; the reader and its filter end to end),
+# and proves that bad input fails with a one-line reason.
 #
 # usage: scripts/test.sh
 . "$(dirname "$0")/lib.sh"
@@ -68,6 +68,7 @@ step "boot: capture from early boot" qemu/run.sh --quiet --scenario capture-boot
 step "boot: perf_events selftests, capture off and on" \
 	qemu/run.sh --quiet --scenario perf-selftests --timeout 900
 step "boot: reader end to end" qemu/run.sh --quiet --scenario reader-e2e --timeout 900
+step "boot: filters end to end" qemu/run.sh --quiet --scenario filter-e2e --timeout 900
 step "kernel build (off: CONFIG_ANTINOMIE=n)" scripts/build-kernel.sh off
 step "boot (off): smoke + KUnit" qemu/run.sh --quiet --variant off --scenario smoke
 step "kernel build (debug: KASAN, UBSAN, lockdep, KFENCE)" scripts/build-kernel.sh debug
