@@ -122,7 +122,9 @@ fn filters_select_what_the_workload_did() {
             .arg(env!("CARGO_BIN_EXE_reader"))
             .arg("--workload")
             .arg(dir.join("workload.jsonl"))
-            .args(["--sysfs", "/nonexistent"])
+            // The workload's `unknown-type` call (type 999) gets the
+            // kprobe aliases of config1 and config2.
+            .args(["--pmu", "kprobe=999"])
             .args(&rings)
             .output()
             .unwrap();

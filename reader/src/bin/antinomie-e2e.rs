@@ -98,7 +98,8 @@ enum Cmd {
         /// The `reader` binary to run.
         #[arg(long, default_value = "reader")]
         reader: PathBuf,
-        /// With ring images: name a dynamic PMU type (NAME=TYPE).
+        /// Name a dynamic PMU type (NAME=TYPE), for `reader show` and the
+        /// model alike (instead of sysfs's).
         #[arg(long, value_name = "NAME=TYPE")]
         pmu: Vec<String>,
         /// The output of `reader --follow --format json --filter EXPR`.

@@ -44,7 +44,7 @@ pub struct Args<'a> {
     pub reader: &'a Path,
     /// What `reader show` reads: a trace file, or ring images.
     pub files: &'a [PathBuf],
-    /// `--pmu NAME=TYPE` for `reader show` (ring images only).
+    /// `--pmu NAME=TYPE` for `reader show`, and the model's PMU names.
     pub pmu: &'a [String],
     /// The output of `reader --follow --format json --filter LIVE_FILTER`.
     pub live: Option<&'a Path>,
@@ -577,7 +577,20 @@ fn ground_truth(
     reader: &mut Reader<'_>,
     tally: &mut Tally,
 ) -> Result<Vec<Call>, String> {
-    let pmus = Pmus::read(args.sysfs);
+    // The model names dynamic PMU types as `reader show` is told to.
+    let pmus = if args.pmu.is_empty() {
+        Pmus::read(args.sysfs)
+    } else {
+        let mut named = Vec::new();
+        for spec in args.pmu {
+            let (name, ty) = spec
+                .split_once('=')
+                .and_then(|(n, t)| Some((n.to_owned(), t.parse::<u32>().ok()?)))
+                .ok_or_else(|| format!("--pmu {spec}: expected NAME=TYPE"))?;
+            named.push((ty, name));
+        }
+        Pmus(named)
+    };
     let mut works: HashMap<u64, Work> = HashMap::new();
     for path in args.workload {
         for record in read_jsonl(path)? {

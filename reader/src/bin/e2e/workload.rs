@@ -597,6 +597,12 @@ fn main_cases(c: &mut Caller) {
         0,
     ));
     close(c.simple("unknown-type", &Attr::new(999, 0), 0));
+    // With a dynamic PMU's type, config1 and config2 read as kprobe_func,
+    // uprobe_path, probe_offset, … The filter's end-to-end test names 999
+    // `kprobe` and 998 `uprobe` (`reader show --pmu`); the guest has neither.
+    let mut probe = Attr::new(998, 0);
+    probe.u64_at(56, 0x1000).u64_at(64, 0x10);
+    close(c.simple("probe-words", &probe, 0));
     // The ints are the low 32 bits of their registers: -1 zero-extended,
     // and -1 under garbage upper bits, are still -1.
     close(c.call_words(
