@@ -108,6 +108,10 @@ enum Cmd {
         /// The EXPR of --live: one of the cases.
         #[arg(long, requires = "live")]
         live_filter: Option<String>,
+        /// The trace is a stalled reader's: LOST records and half calls
+        /// are allowed (the cases are not run).
+        #[arg(long, conflicts_with = "live")]
+        lossy: bool,
         /// Where sysfs is mounted (dynamic PMU types).
         #[arg(long, default_value = "/sys")]
         sysfs: PathBuf,
@@ -934,6 +938,7 @@ fn main() -> ExitCode {
             pmu,
             live,
             live_filter,
+            lossy,
             sysfs,
             verbose,
             files,
@@ -944,6 +949,7 @@ fn main() -> ExitCode {
             pmu: &pmu,
             live: live.as_deref(),
             live_filter: live_filter.as_deref(),
+            lossy,
             sysfs: &sysfs,
             verbose,
         }),
