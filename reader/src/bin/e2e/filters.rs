@@ -22,8 +22,7 @@
 //! * a live filter (`reader --follow --filter`, its output given with
 //!   `--live`) must have printed exactly its subset;
 //! * each kind of bad filter exits with status 2, names its kind and prints
-//!   no call.
-//!
+//!   no call;
 //! * with `--lossy` (a stalled reader's trace: LOST records, unfinished
 //!   and entry-lost calls), the same for every field — so that `state`,
 //!   `exit_maybe_lost` and the absent EXIT fields split the calls — and
@@ -42,7 +41,9 @@ use std::time::Instant;
 use serde_json::{Map, Value};
 
 use super::model::{self, Pmus};
-use super::{compare_line, derive, hex_bytes, read_jsonl, Exp, State, Tally, Work, CALL_KEYS};
+use super::{
+    compare_line, derive, hex_bytes, read_jsonl, Derived, Exp, State, Tally, Work, CALL_KEYS,
+};
 
 /// Where the calls come from and what else to check.
 #[derive(Debug)]
@@ -164,170 +165,190 @@ fn select(calls: &[Call], pred: impl Fn(&Call) -> bool) -> Ids {
 }
 
 /// The cases of every field: presence, then by type, then named constants.
-#[allow(clippy::too_many_lines)]
 fn field_cases(calls: &[Call], fields: &[Field], size_names: &BTreeMap<i128, String>) -> Vec<Case> {
     let mut cases = Vec::new();
     for f in fields {
-        let name = f.name.as_str();
-        let mut push = |filter: String, expect: Ids| {
-            cases.push(Case {
-                about: name.to_owned(),
-                filter,
-                expect,
-            });
-        };
-        let present = |c: &Call| value(&c.line, name).is_some();
-        push(format!("exists({name})"), select(calls, present));
-        push(format!("!exists({name})"), select(calls, |c| !present(c)));
-        match f.ty.as_str() {
-            "unsigned" | "signed" | "bits" => {
-                let num = |c: &Call| value(&c.line, name).and_then(number);
-                let distinct: BTreeSet<i128> = calls.iter().filter_map(num).collect();
-                let distinct: Vec<i128> = distinct.into_iter().collect();
-                if let Some(&pivot) = distinct.get(distinct.len() / 2) {
-                    let cmp = |op: &str, hex: bool, test: fn(i128, i128) -> bool| {
-                        (
-                            format!("{name} {op} {}", literal(pivot, hex)),
-                            select(calls, |c| num(c).is_some_and(|v| test(v, pivot))),
-                        )
-                    };
-                    for (filter, expect) in [
-                        cmp("==", true, |v, p| v == p),
-                        cmp("!=", false, |v, p| v != p),
-                        cmp("<", false, |v, p| v < p),
-                        cmp("<=", true, |v, p| v <= p),
-                        cmp(">", false, |v, p| v > p),
-                        cmp(">=", false, |v, p| v >= p),
-                    ] {
-                        push(filter, expect);
-                    }
-                    if let (Some(&lo), Some(&hi)) = (distinct.first(), distinct.last()) {
-                        push(
-                            format!(
-                                "{name} in {{{}, {}}}",
-                                literal(lo, false),
-                                literal(hi, true)
-                            ),
-                            select(calls, |c| num(c).is_some_and(|v| v == lo || v == hi)),
-                        );
-                    }
+        let mut field = typed_cases(calls, f);
+        field.extend(named_cases(calls, &f.name, &f.ty, size_names));
+        cases.extend(field.into_iter().map(|(filter, expect)| Case {
+            about: f.name.clone(),
+            filter,
+            expect,
+        }));
+    }
+    cases
+}
+
+/// `exists()` both ways, then by the field's type: comparisons around a
+/// value the run holds and `in` (numbers), a test per set bit (bits),
+/// truth tests (bools), equality (strings).
+fn typed_cases(calls: &[Call], f: &Field) -> Vec<(String, Ids)> {
+    let name = f.name.as_str();
+    let mut cases = Vec::new();
+    let mut push = |filter: String, expect: Ids| cases.push((filter, expect));
+    let present = |c: &Call| value(&c.line, name).is_some();
+    push(format!("exists({name})"), select(calls, present));
+    push(format!("!exists({name})"), select(calls, |c| !present(c)));
+    match f.ty.as_str() {
+        "unsigned" | "signed" | "bits" => {
+            let num = |c: &Call| value(&c.line, name).and_then(number);
+            let distinct: BTreeSet<i128> = calls.iter().filter_map(num).collect();
+            let distinct: Vec<i128> = distinct.into_iter().collect();
+            if let Some(&pivot) = distinct.get(distinct.len() / 2) {
+                let cmp = |op: &str, hex: bool, test: fn(i128, i128) -> bool| {
+                    (
+                        format!("{name} {op} {}", literal(pivot, hex)),
+                        select(calls, |c| num(c).is_some_and(|v| test(v, pivot))),
+                    )
+                };
+                for (filter, expect) in [
+                    cmp("==", true, |v, p| v == p),
+                    cmp("!=", false, |v, p| v != p),
+                    cmp("<", false, |v, p| v < p),
+                    cmp("<=", true, |v, p| v <= p),
+                    cmp(">", false, |v, p| v > p),
+                    cmp(">=", false, |v, p| v >= p),
+                ] {
+                    push(filter, expect);
                 }
-                if f.ty == "bits" {
-                    let all = calls
-                        .iter()
-                        .filter_map(num)
-                        .fold(0u64, |acc, v| acc | u64::try_from(v).unwrap_or(0));
-                    for bit in (0..64).map(|b| 1u64 << b).filter(|b| all & b != 0) {
-                        push(
-                            format!("{name} & {bit:#x}"),
-                            select(calls, |c| {
-                                num(c).is_some_and(|v| u64::try_from(v).unwrap_or(0) & bit != 0)
-                            }),
-                        );
-                    }
-                }
-            }
-            "bool" => {
-                let truth = |c: &Call| value(&c.line, name).and_then(Value::as_bool);
-                push(name.to_owned(), select(calls, |c| truth(c) == Some(true)));
-                push(
-                    format!("!{name}"),
-                    select(calls, |c| truth(c) != Some(true)),
-                );
-                push(
-                    format!("{name} == false"),
-                    select(calls, |c| truth(c) == Some(false)),
-                );
-                push(
-                    format!("{name} != true"),
-                    select(calls, |c| truth(c) == Some(false)),
-                );
-            }
-            "string" => {
-                fn text<'c>(c: &'c Call, name: &str) -> Option<&'c str> {
-                    value(&c.line, name).and_then(Value::as_str)
-                }
-                let distinct: BTreeSet<&str> = calls.iter().filter_map(|c| text(c, name)).collect();
-                for s in distinct {
+                if let (Some(&lo), Some(&hi)) = (distinct.first(), distinct.last()) {
                     push(
-                        format!("{name} == {}", Value::from(s)),
-                        select(calls, |c| text(c, name) == Some(s)),
+                        format!(
+                            "{name} in {{{}, {}}}",
+                            literal(lo, false),
+                            literal(hi, true)
+                        ),
+                        select(calls, |c| num(c).is_some_and(|v| v == lo || v == hi)),
                     );
-                    push(
-                        format!("{name} != {}", Value::from(s)),
-                        select(calls, |c| text(c, name).is_some_and(|t| t != s)),
-                    );
-                    if BARE_STRINGS.contains(&name) && is_identifier(s) {
-                        push(
-                            format!("{name} == {s}"),
-                            select(calls, |c| text(c, name) == Some(s)),
-                        );
-                    }
                 }
             }
-            // Objects are only tested for presence.
-            _ => {}
+            if f.ty == "bits" {
+                let all = calls
+                    .iter()
+                    .filter_map(num)
+                    .fold(0u64, |acc, v| acc | u64::try_from(v).unwrap_or(0));
+                for bit in (0..64).map(|b| 1u64 << b).filter(|b| all & b != 0) {
+                    push(
+                        format!("{name} & {bit:#x}"),
+                        select(calls, |c| {
+                            num(c).is_some_and(|v| u64::try_from(v).unwrap_or(0) & bit != 0)
+                        }),
+                    );
+                }
+            }
         }
-        // Named constants, from the model's rendering of the same values.
-        let parts = |c: &Call| name_parts(&c.line, name);
-        let mut names: BTreeSet<String> = BTreeSet::new();
-        for c in calls {
-            names.extend(
-                parts(c)
-                    .unwrap_or_default()
-                    .into_iter()
-                    .filter(|n| is_identifier(n)),
+        "bool" => {
+            let truth = |c: &Call| value(&c.line, name).and_then(Value::as_bool);
+            push(name.to_owned(), select(calls, |c| truth(c) == Some(true)));
+            push(
+                format!("!{name}"),
+                select(calls, |c| truth(c) != Some(true)),
+            );
+            push(
+                format!("{name} == false"),
+                select(calls, |c| truth(c) == Some(false)),
+            );
+            push(
+                format!("{name} != true"),
+                select(calls, |c| truth(c) == Some(false)),
             );
         }
-        let has = |c: &Call, n: &str| parts(c).is_some_and(|p| p.iter().any(|x| x == n));
-        let whole = |c: &Call, n: &str| parts(c).is_some_and(|p| p.len() == 1 && p[0] == n);
-        match name {
-            "args.flags" | "arg0.capture_flags" => {
-                for n in &names {
-                    push(format!("{name} & {n}"), select(calls, |c| has(c, n)));
-                }
+        "string" => {
+            fn text<'c>(c: &'c Call, name: &str) -> Option<&'c str> {
+                value(&c.line, name).and_then(Value::as_str)
             }
-            "syscall.errno" | "ret" => {
-                let sign = if name == "ret" { "-" } else { "" };
-                for n in &names {
+            let distinct: BTreeSet<&str> = calls.iter().filter_map(|c| text(c, name)).collect();
+            for s in distinct {
+                push(
+                    format!("{name} == {}", Value::from(s)),
+                    select(calls, |c| text(c, name) == Some(s)),
+                );
+                push(
+                    format!("{name} != {}", Value::from(s)),
+                    select(calls, |c| text(c, name).is_some_and(|t| t != s)),
+                );
+                if BARE_STRINGS.contains(&name) && is_identifier(s) {
                     push(
-                        format!("{name} == {sign}{n}"),
-                        select(calls, |c| whole(c, n)),
-                    );
-                }
-                if let (Some(a), Some(b)) = (names.first(), names.last()) {
-                    push(
-                        format!("{name} in {{{sign}{a}, {sign}{b}}}"),
-                        select(calls, |c| whole(c, a) || whole(c, b)),
-                    );
-                }
-            }
-            "arg0.declared_size" | "arg0.required_size" => {
-                for (v, n) in size_names {
-                    push(
-                        format!("{name} == {n}"),
-                        select(calls, |c| value(&c.line, name).and_then(number) == Some(*v)),
+                        format!("{name} == {s}"),
+                        select(calls, |c| text(c, name) == Some(s)),
                     );
                 }
             }
-            _ if name.starts_with(ATTR) && f.ty == "bits" => {
-                for n in &names {
-                    push(format!("{name} & {n}"), select(calls, |c| has(c, n)));
-                }
-            }
-            _ if name.starts_with(ATTR) => {
-                for n in &names {
-                    push(format!("{name} == {n}"), select(calls, |c| whole(c, n)));
-                }
-                if let (Some(a), Some(b)) = (names.first(), names.last()) {
-                    push(
-                        format!("{name} in {{{a}, {b}}}"),
-                        select(calls, |c| whole(c, a) || whole(c, b)),
-                    );
-                }
-            }
-            _ => {}
         }
+        // Objects are only tested for presence.
+        _ => {}
+    }
+    cases
+}
+
+/// The field's named constants, from the model's rendering of the same
+/// values (`args.flags_names`, `syscall.errno_name`, the attr's `_names`).
+fn named_cases(
+    calls: &[Call],
+    name: &str,
+    ty: &str,
+    size_names: &BTreeMap<i128, String>,
+) -> Vec<(String, Ids)> {
+    let mut cases = Vec::new();
+    let mut push = |filter: String, expect: Ids| cases.push((filter, expect));
+    let parts = |c: &Call| name_parts(&c.line, name);
+    let mut names: BTreeSet<String> = BTreeSet::new();
+    for c in calls {
+        names.extend(
+            parts(c)
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|n| is_identifier(n)),
+        );
+    }
+    let has = |c: &Call, n: &str| parts(c).is_some_and(|p| p.iter().any(|x| x == n));
+    let whole = |c: &Call, n: &str| parts(c).is_some_and(|p| p.len() == 1 && p[0] == n);
+    match name {
+        "args.flags" | "arg0.capture_flags" => {
+            for n in &names {
+                push(format!("{name} & {n}"), select(calls, |c| has(c, n)));
+            }
+        }
+        "syscall.errno" | "ret" => {
+            let sign = if name == "ret" { "-" } else { "" };
+            for n in &names {
+                push(
+                    format!("{name} == {sign}{n}"),
+                    select(calls, |c| whole(c, n)),
+                );
+            }
+            if let (Some(a), Some(b)) = (names.first(), names.last()) {
+                push(
+                    format!("{name} in {{{sign}{a}, {sign}{b}}}"),
+                    select(calls, |c| whole(c, a) || whole(c, b)),
+                );
+            }
+        }
+        "arg0.declared_size" | "arg0.required_size" => {
+            for (v, n) in size_names {
+                push(
+                    format!("{name} == {n}"),
+                    select(calls, |c| value(&c.line, name).and_then(number) == Some(*v)),
+                );
+            }
+        }
+        _ if name.starts_with(ATTR) && ty == "bits" => {
+            for n in &names {
+                push(format!("{name} & {n}"), select(calls, |c| has(c, n)));
+            }
+        }
+        _ if name.starts_with(ATTR) => {
+            for n in &names {
+                push(format!("{name} == {n}"), select(calls, |c| whole(c, n)));
+            }
+            if let (Some(a), Some(b)) = (names.first(), names.last()) {
+                push(
+                    format!("{name} in {{{a}, {b}}}"),
+                    select(calls, |c| whole(c, a) || whole(c, b)),
+                );
+            }
+        }
+        _ => {}
     }
     cases
 }
@@ -613,18 +634,14 @@ fn model_pmus(args: &Args<'_>) -> Result<Pmus, String> {
     Ok(Pmus(named))
 }
 
-/// The model's view of every call of the trace, checked field by field
-/// against the unfiltered output (as `compare` does).
-#[allow(clippy::too_many_lines)]
-fn ground_truth(
-    args: &Args<'_>,
-    reader: &mut Reader<'_>,
-    tally: &mut Tally,
-) -> Result<Trace, String> {
-    let pmus = model_pmus(args)?;
-    let mut works: Vec<Option<Work>> = Vec::new();
-    let mut by_tag: HashMap<u64, usize> = HashMap::new();
-    for path in args.workload {
+/// The workload's calls (each taken when a line is matched to it), and
+/// their indexes by tag.
+type Workload = (Vec<Option<Work>>, HashMap<u64, usize>);
+
+fn read_workload(paths: &[PathBuf]) -> Result<Workload, String> {
+    let mut works = Vec::new();
+    let mut by_tag = HashMap::new();
+    for path in paths {
         for record in read_jsonl(path)? {
             let work: Work =
                 serde_json::from_value(record).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -634,6 +651,33 @@ fn ground_truth(
             works.push(Some(work));
         }
     }
+    Ok((works, by_tag))
+}
+
+/// The line the model expects, with the reader's values for the keys the
+/// model only bounds (`compare_line` checked them against the bounds).
+fn expected_line(derived: Derived, shown: &Map<String, Value>) -> Map<String, Value> {
+    let mut line = Map::new();
+    for (key, exp) in derived.keys {
+        let expected = match exp {
+            Exp::Eq(v) => v,
+            Exp::Object(members) => Value::Object(members),
+            Exp::Range(..) => shown.get(key).cloned().unwrap_or(Value::Null),
+        };
+        line.insert(key.to_owned(), expected);
+    }
+    line
+}
+
+/// The model's view of every call of the trace, checked field by field
+/// against the unfiltered output (as `compare` does).
+fn ground_truth(
+    args: &Args<'_>,
+    reader: &mut Reader<'_>,
+    tally: &mut Tally,
+) -> Result<Trace, String> {
+    let pmus = model_pmus(args)?;
+    let (mut works, by_tag) = read_workload(args.workload)?;
     let (code, stdout, stderr) = reader.show(None)?;
     if code != 0 {
         return Err(format!("reader show exited with {code}: {}", stderr.trim()));
@@ -706,15 +750,7 @@ fn ground_truth(
             state == State::Unfinished && lost.iter().any(|&(lo, hi)| (lo..=hi).contains(&id));
         let derived = derive(&work, state, maybe_lost, &pmus).map_err(|e| format!("{who}: {e}"))?;
         compare_line(&who, &derived, shown, tally, false);
-        let mut line = Map::new();
-        for (key, exp) in derived.keys {
-            let expected = match exp {
-                Exp::Eq(v) => v,
-                Exp::Object(members) => Value::Object(members),
-                Exp::Range(..) => shown.get(key).cloned().unwrap_or(Value::Null),
-            };
-            line.insert(key.to_owned(), expected);
-        }
+        let line = expected_line(derived, shown);
         let (mem, readable) = match &work.attr {
             Some(attr) => (hex_bytes(&attr.hex)?, attr.readable),
             None => (Vec::new(), 0),
