@@ -156,6 +156,10 @@ struct Work {
     required_size: Option<u32>,
     size_after: Option<u32>,
     cloexec: Option<bool>,
+    /// The attr bytes the kernel's copy read, when the workload changed
+    /// them during the call (a double fetch on purpose).
+    #[serde(default)]
+    kernel_attr_hex: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -396,8 +400,21 @@ fn derive(w: &Work, state: State, maybe_lost: bool, pmus: &Pmus) -> Result<Deriv
         ev(exit, (e2big && size_written).into()),
     ));
     k.push(("arg0.attr_copied", ev(exit, copied.into())));
-    k.push(("arg0.double_fetch", ev(exit, false.into())));
-    k.push(("arg0.kernel_attr", Exp::Eq(Value::Null)));
+    // A double fetch: the kernel's copy differs from the capture (the
+    // workload keeps the members perf_copy_attr() normalizes non-zero).
+    let kernel_attr = match &w.kernel_attr_hex {
+        Some(h) => Some(hex_bytes(h)?),
+        None => None,
+    };
+    let kernel_attr = kernel_attr.filter(|k| copied && *k != cap.data);
+    k.push(("arg0.double_fetch", ev(exit, kernel_attr.is_some().into())));
+    k.push((
+        "arg0.kernel_attr",
+        match &kernel_attr {
+            Some(bytes) if exit => Exp::Object(AttrBytes(bytes).members_json(pmus)),
+            _ => Exp::Eq(Value::Null),
+        },
+    ));
     k.push(("ret", ev(exit, w.ret.into())));
     k.push(("syscall.errno", ev(exit, opt(errno))));
     k.push((

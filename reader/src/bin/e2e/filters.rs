@@ -16,7 +16,7 @@
 //!   per set bit, bool tests, string equality, and its named constants
 //!   (taken from the model's rendering of the same values);
 //! * the issue's cases — by errno, by flag bit, by attr member on sized-down
-//!   attrs, by duration, precedence — take their expected subsets straight
+//!   attrs, by duration, precedence, by double fetch — take their expected subsets straight
 //!   from the workload's log (errno, flags, attr bytes, case names) and must
 //!   select a non-empty proper subset, both ways round (`F` and `!(F)`);
 //! * a live filter (`reader --follow --filter`, its output given with
@@ -371,10 +371,8 @@ fn scenario_cases(calls: &[Call]) -> Vec<Case> {
     let median = durations.get(durations.len() / 2).copied().unwrap_or(0);
     let slowest = durations.last().copied().unwrap_or(0);
     let duration = |c: &Call| value(&c.line, "syscall.duration_ns").and_then(Value::as_u64);
-    let case = |about: &str, filter: &str, pred: &dyn Fn(&Call) -> bool| Case {
-        about: about.to_owned(),
-        filter: filter.to_owned(),
-        expect: select(calls, pred),
+    let case = |about: &str, filter: &str, pred: &dyn Fn(&Call) -> bool| {
+        case_of(calls, about, filter, pred)
     };
     let mut cases = vec![
         case("by errno", "syscall.errno == E2BIG", &|c| {
@@ -441,9 +439,26 @@ fn scenario_cases(calls: &[Call]) -> Vec<Case> {
             },
         ),
     ];
+    cases.extend(e2e_only_cases(calls));
+    cases
+}
+
+fn case_of(calls: &[Call], about: &str, filter: &str, pred: &dyn Fn(&Call) -> bool) -> Case {
+    Case {
+        about: about.to_owned(),
+        filter: filter.to_owned(),
+        expect: select(calls, pred),
+    }
+}
+
+/// The cases only the `e2e` script's calls make non-empty (the big
+/// group's E2BIG, the double fetch); each is said to be skipped otherwise.
+fn e2e_only_cases(calls: &[Call]) -> Vec<Case> {
+    let mut cases = Vec::new();
     // Only the `e2e` script's big group gets E2BIG after perf_copy_attr().
     if calls.iter().any(|c| c.work.case == BIG_GROUP_E2BIG) {
-        cases.push(case(
+        cases.push(case_of(
+            calls,
             "by errno",
             "syscall.errno == E2BIG && !arg0.size_written",
             &|c| c.work.case == BIG_GROUP_E2BIG,
@@ -454,11 +469,27 @@ fn scenario_cases(calls: &[Call]) -> Vec<Case> {
              `syscall.errno == E2BIG && !arg0.size_written` is not checked"
         );
     }
+    // Only the `e2e` script changes an attr during the call.
+    if calls.iter().any(|c| c.work.case == DOUBLE_FETCH) {
+        cases.push(case_of(
+            calls,
+            "by double fetch",
+            "arg0.double_fetch && args.attr_uptr.config == PERF_COUNT_SW_CPU_CLOCK && exists(arg0.kernel_attr)",
+            &|c| c.work.case == DOUBLE_FETCH,
+        ));
+    } else {
+        println!(
+            "antinomie-e2e: filters: no `{DOUBLE_FETCH}` call in this workload: \
+             `arg0.double_fetch` is not checked by case"
+        );
+    }
     cases
 }
 
 /// The workload case that gets E2BIG from `perf_event_validate_size()`.
 const BIG_GROUP_E2BIG: &str = "big-group-e2big-sibling";
+/// The workload case whose attr changes between the capture and the copy.
+const DOUBLE_FETCH: &str = "double-fetch-uffd";
 
 /// One bad filter of each kind, and the kind its message must name.
 const BAD_FILTERS: &[(&str, &str)] = &[

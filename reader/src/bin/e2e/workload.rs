@@ -100,6 +100,11 @@ pub struct E2eRecord {
     pub size_after: Option<u32>,
     /// For a new fd: whether `FD_CLOEXEC` is set on it.
     pub cloexec: Option<bool>,
+    /// The attr bytes as the kernel's own copy read them, when the
+    /// workload changed them during the call (a double fetch): the first
+    /// 136 bytes, in hex. Absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kernel_attr_hex: Option<String>,
 }
 
 /// The memory `attr_uptr` points to, as it was when the call was made.
@@ -365,6 +370,26 @@ impl Caller {
                 )
             }
         };
+        // SAFETY: attr_ptr is NULL or points at `readable` bytes before
+        // the guard page of `mapping`, which lives until the call returns.
+        unsafe { self.issue(case, attr_ptr, attr, ints, flags) }
+    }
+
+    /// Issues the call with `attr_ptr` and logs it (`attr`: the pointee as
+    /// it is at the call).
+    ///
+    /// # Safety
+    /// `attr_ptr` is NULL, or `attr.readable` bytes from it are mapped
+    /// (reading them may fault into a handler), bytes 4..8 of them readable
+    /// and writable without a fault, up to an unmapped page.
+    unsafe fn issue(
+        &mut self,
+        case: &str,
+        attr_ptr: *mut u8,
+        attr: Option<AttrMemory>,
+        ints: [u64; 3],
+        flags: u64,
+    ) -> i64 {
         let tag = self.tag();
         let args = [attr_ptr as u64, ints[0], ints[1], ints[2], flags, tag];
         // SAFETY: sched_getcpu and gettid have no preconditions.
@@ -391,8 +416,8 @@ impl Caller {
         let t1 = now_ns();
         // SAFETY: no preconditions.
         let cpu_after = unsafe { libc::sched_getcpu() };
-        let size_after = match (ptr, attr.as_ref()) {
-            (Ptr::Guarded { .. }, Some(a)) if a.readable >= 8 => {
+        let size_after = match attr.as_ref() {
+            Some(a) if a.readable >= 8 => {
                 // SAFETY: offsets 4..8 from attr_ptr are readable (readable >= 8).
                 let b = unsafe { std::slice::from_raw_parts(attr_ptr.add(4), 4) };
                 Some(u32::from_le_bytes(b.try_into().expect("4 bytes")))
@@ -430,6 +455,7 @@ impl Caller {
             required_size,
             size_after,
             cloexec,
+            kernel_attr_hex: None,
         });
         self.seq += 1;
         self.records.last().expect("just pushed").ret
@@ -650,6 +676,208 @@ fn main_cases(c: &mut Caller) {
     close(c.simple("clockid-negative", &clk, 0));
 }
 
+/// `<linux/userfaultfd.h>` of the pinned uapi, for [`double_fetch`]: libc
+/// has the syscall number, not the ioctls or their structs.
+// The structs keep the uapi's field names.
+#[allow(clippy::struct_field_names)]
+mod uffd {
+    /// `UFFD_API`.
+    pub const API: u64 = 0xaa;
+    /// `UFFDIO_API`: `_IOWR(0xaa, 0x3f, struct uffdio_api)`, 24 bytes.
+    pub const IOC_API: libc::c_ulong = 0xc018_aa3f;
+    /// `UFFDIO_REGISTER`: `_IOWR(0xaa, 0x00, struct uffdio_register)`, 32 bytes.
+    pub const IOC_REGISTER: libc::c_ulong = 0xc020_aa00;
+    /// `UFFDIO_COPY`: `_IOWR(0xaa, 0x03, struct uffdio_copy)`, 40 bytes.
+    pub const IOC_COPY: libc::c_ulong = 0xc028_aa03;
+    /// `UFFDIO_REGISTER_MODE_MISSING`.
+    pub const MODE_MISSING: u64 = 1;
+    /// `UFFD_EVENT_PAGEFAULT`.
+    pub const EVENT_PAGEFAULT: u8 = 0x12;
+
+    /// `struct uffdio_api`.
+    #[repr(C)]
+    pub struct Api {
+        pub api: u64,
+        pub features: u64,
+        pub ioctls: u64,
+    }
+
+    /// `struct uffdio_register` (its `range` inlined).
+    #[repr(C)]
+    pub struct Register {
+        pub start: u64,
+        pub len: u64,
+        pub mode: u64,
+        pub ioctls: u64,
+    }
+
+    /// `struct uffdio_copy`.
+    #[repr(C)]
+    pub struct Copy {
+        pub dst: u64,
+        pub src: u64,
+        pub len: u64,
+        pub mode: u64,
+        pub copy: i64,
+    }
+
+    /// `struct uffd_msg` (packed, 32 bytes) as a page fault fills it.
+    #[repr(C)]
+    pub struct PageFault {
+        pub event: u8,
+        pub reserved: [u8; 7],
+        pub flags: u64,
+        pub address: u64,
+        pub feat: u64,
+    }
+
+    const _: () = assert!(std::mem::size_of::<Api>() == 24);
+    const _: () = assert!(std::mem::size_of::<Register>() == 32);
+    const _: () = assert!(std::mem::size_of::<Copy>() == 40);
+    const _: () = assert!(std::mem::size_of::<PageFault>() == 32);
+}
+
+/// `ioctl(fd, request, arg)`, with errno as the error.
+///
+/// # Safety
+/// `arg` is the struct `request` reads and writes.
+unsafe fn ioctl_with<T>(fd: i32, request: libc::c_ulong, arg: &mut T) -> Result<(), String> {
+    // SAFETY: the caller passes the struct this request expects.
+    let rc = unsafe { libc::ioctl(fd, request, std::ptr::from_mut(arg)) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(format!(
+            "ioctl {request:#x}: {}",
+            std::io::Error::last_os_error()
+        ))
+    }
+}
+
+/// A double fetch on purpose, made deterministic with userfaultfd: the
+/// attr's first 40 bytes end page A, the rest starts page B, which is
+/// registered for missing-page faults. The capture copies page by page:
+/// it reads A, then faults on B, and the handler thread changes `config`
+/// in A (`CPU_CLOCK` to `TASK_CLOCK`) before it fills B. So the capture holds
+/// the old `config` and `perf_copy_attr()` reads the new one: ENTRY
+/// records what was passed, EXIT carries the kernel's copy, logged here as
+/// `kernel_attr_hex`. `sample_max_stack` is non-zero so that the kernel's
+/// copy is exactly the changed bytes (it replaces a zero one).
+fn double_fetch(c: &mut Caller) -> Result<(), String> {
+    const IN_A: usize = 40;
+    let mut attr = Attr::sw(PERF_COUNT_SW_CPU_CLOCK);
+    attr.u16_at(108, 0x10);
+    let before = attr.build();
+    let after = attr.u64_at(8, PERF_COUNT_SW_TASK_CLOCK).build();
+
+    // SAFETY: userfaultfd(2) takes flags only.
+    let raw = unsafe { libc::syscall(libc::SYS_userfaultfd, libc::O_CLOEXEC) };
+    let fd = i32::try_from(raw)
+        .ok()
+        .filter(|fd| *fd >= 0)
+        .ok_or_else(|| format!("userfaultfd: {}", std::io::Error::last_os_error()))?;
+    // SAFETY: fd is a new descriptor nothing else owns.
+    let owned = unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) };
+    let mut api = uffd::Api {
+        api: uffd::API,
+        features: 0,
+        ioctls: 0,
+    };
+    // SAFETY: UFFDIO_API takes a struct uffdio_api.
+    unsafe { ioctl_with(fd, uffd::IOC_API, &mut api) }?;
+
+    // Pages A and B, then the guard page; nothing touches B before the call.
+    let mapping = Guarded::new(2 * PAGE);
+    let page_b = mapping.base as usize + PAGE;
+    let attr_addr = page_b - IN_A;
+    // SAFETY: the IN_A bytes before page B are in page A, mapped read-write.
+    unsafe { std::ptr::copy_nonoverlapping(before.as_ptr(), attr_addr as *mut u8, IN_A) };
+    let mut register = uffd::Register {
+        start: page_b as u64,
+        len: PAGE as u64,
+        mode: uffd::MODE_MISSING,
+        ioctls: 0,
+    };
+    // SAFETY: UFFDIO_REGISTER takes a struct uffdio_register; page B is
+    // part of `mapping`.
+    unsafe { ioctl_with(fd, uffd::IOC_REGISTER, &mut register) }?;
+    let mut b_contents = vec![0u8; PAGE];
+    b_contents[..before.len() - IN_A].copy_from_slice(&before[IN_A..]);
+
+    let b_source = b_contents.clone();
+    let handler = std::thread::spawn(move || -> Result<(), String> {
+        // SAFETY: PageFault is plain data; zeroed is a valid value.
+        let mut msg: uffd::PageFault = unsafe { std::mem::zeroed() };
+        // SAFETY: msg is 32 writable bytes; fd stays open until the join.
+        let n = unsafe { libc::read(fd, std::ptr::from_mut(&mut msg).cast(), 32) };
+        if n != 32 || msg.event != uffd::EVENT_PAGEFAULT {
+            return Err(format!(
+                "userfaultfd read {n} bytes, event {:#x}: {}",
+                msg.event,
+                std::io::Error::last_os_error()
+            ));
+        }
+        if msg.address & !(PAGE as u64 - 1) != page_b as u64 {
+            return Err(format!("fault at {:#x}, not in page B", msg.address));
+        }
+        // SAFETY: config (bytes 8..16 of the attr) lies in page A, which
+        // is mapped read-write; the capture has already copied it.
+        unsafe {
+            std::ptr::write_unaligned(
+                (attr_addr + 8) as *mut u64,
+                PERF_COUNT_SW_TASK_CLOCK.to_le(),
+            );
+        }
+        let mut copy = uffd::Copy {
+            dst: page_b as u64,
+            src: b_source.as_ptr() as u64,
+            len: PAGE as u64,
+            mode: 0,
+            copy: 0,
+        };
+        // SAFETY: UFFDIO_COPY takes a struct uffdio_copy; src is a page of
+        // b_source, dst the registered page B.
+        unsafe { ioctl_with(fd, uffd::IOC_COPY, &mut copy) }?;
+        if usize::try_from(copy.copy).ok() != Some(PAGE) {
+            return Err(format!("UFFDIO_COPY copied {}", copy.copy));
+        }
+        Ok(())
+    });
+
+    let mut seen = before[..IN_A].to_vec();
+    seen.extend_from_slice(&b_contents);
+    let memory = AttrMemory {
+        hex: hex(&seen),
+        readable: seen.len(),
+        page_offset: attr_addr % PAGE,
+    };
+    let any = u64::MAX; // -1 as a register word
+                        // SAFETY: the attr's readable bytes run to the guard page of
+                        // `mapping`; reading page B faults into `handler`, which fills it.
+    let ret = unsafe {
+        c.issue(
+            "double-fetch-uffd",
+            attr_addr as *mut u8,
+            Some(memory),
+            [0, any, any],
+            0,
+        )
+    };
+    let fault_served = handler
+        .join()
+        .map_err(|_| "the userfaultfd handler panicked".to_owned())?;
+    drop(owned);
+    fault_served?;
+    if let Some(r) = c.records.last_mut() {
+        r.kernel_attr_hex = Some(hex(&after));
+    }
+    close(ret);
+    if ret < 0 {
+        return Err(format!("double-fetch-uffd failed with {ret}"));
+    }
+    Ok(())
+}
+
 /// A group leader whose `read_format` makes `read()` of the group grow by
 /// 24 bytes per member: 8 (`GROUP`) + 16 (`TOTAL_TIME_*`) + 24 per event
 /// (value, `ID`, `LOST`). `perf_event_validate_size()` refuses a group
@@ -828,7 +1056,7 @@ pub fn run(
                 .expect("not poisoned")
                 .extend(per_cpu_cases(script, id, &cpus));
             if name == "e2e" {
-                status = big_group(&mut c);
+                status = double_fetch(&mut c).and(big_group(&mut c));
             }
             out.lock().expect("not poisoned").extend(c.records);
         }
