@@ -23,6 +23,17 @@ fn guest_dirs() -> Vec<PathBuf> {
     dirs
 }
 
+/// The `cpuN.ring` images of `dir`, in order.
+fn ring_images(dir: &Path) -> Vec<PathBuf> {
+    let mut rings: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "ring"))
+        .collect();
+    rings.sort();
+    rings
+}
+
 /// The comparator's mode flags from `capture.txt`'s `compare:` line.
 fn mode(dir: &Path) -> Vec<String> {
     let text = std::fs::read_to_string(dir.join("capture.txt")).unwrap_or_default();
@@ -70,12 +81,7 @@ fn guest_images_decode_to_what_the_workload_did() {
         "no guest golden images under tests/data/guest"
     );
     for dir in dirs {
-        let mut rings: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|e| e == "ring"))
-            .collect();
-        rings.sort();
+        let rings = ring_images(&dir);
         assert!(!rings.is_empty(), "{}: no ring images", dir.display());
         let shown = Command::new(env!("CARGO_BIN_EXE_reader"))
             .args(["show", "--format", "json", "--no-summary"])
@@ -112,12 +118,7 @@ fn filters_select_what_the_workload_did() {
     let dirs = guest_dirs();
     assert!(!dirs.is_empty(), "no guest golden images");
     for dir in dirs {
-        let mut rings: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|e| e == "ring"))
-            .collect();
-        rings.sort();
+        let rings = ring_images(&dir);
         let lossy = !mode(&dir).is_empty();
         let out = Command::new(env!("CARGO_BIN_EXE_antinomie-e2e"))
             .arg("filters")

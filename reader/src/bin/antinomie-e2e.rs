@@ -449,6 +449,51 @@ fn derive(w: &Work, state: State, maybe_lost: bool, pmus: &Pmus) -> Result<Deriv
     })
 }
 
+/// The workload's calls, from one or more logs.
+struct Works {
+    calls: Vec<Work>,
+    /// Each call's index by the tag in its argument word 5.
+    by_tag: HashMap<u64, usize>,
+}
+
+impl Works {
+    fn read(paths: &[PathBuf]) -> Result<Works, String> {
+        let mut calls: Vec<Work> = Vec::new();
+        let mut by_tag = HashMap::new();
+        for path in paths {
+            for record in read_jsonl(path)? {
+                let work: Work = serde_json::from_value(record)
+                    .map_err(|e| format!("{}: {e}", path.display()))?;
+                if by_tag.insert(work.args[5], calls.len()).is_some() {
+                    return Err(format!("two workload calls carry tag {:#x}", work.args[5]));
+                }
+                calls.push(work);
+            }
+        }
+        Ok(Works { calls, by_tag })
+    }
+
+    /// Which workload call a reader line is: by the tag in argument word 5,
+    /// or, for an EXIT without ENTRY, the first call not yet `taken` with
+    /// the same thread and return value.
+    fn index_of(
+        calls: &[Work],
+        by_tag: &HashMap<u64, usize>,
+        line: &Map<String, Value>,
+        free: impl Fn(usize) -> bool,
+    ) -> Option<usize> {
+        if let Some(tag) = line.get("args.5").and_then(Value::as_u64) {
+            return by_tag.get(&tag).copied();
+        }
+        let tid = line.get("tid").and_then(Value::as_i64);
+        let ret = line.get("ret").and_then(Value::as_i64);
+        calls
+            .iter()
+            .enumerate()
+            .position(|(j, w)| free(j) && Some(i64::from(w.tid)) == tid && Some(w.ret) == ret)
+    }
+}
+
 /// Counts and failures of a comparison.
 #[derive(Debug, Default)]
 struct Tally {
@@ -590,18 +635,10 @@ fn compare(
     let lossy_lines = lossy.on || subset;
     let lossy = lossy.on;
     let pmus = Pmus::read(sysfs);
-    let mut works: Vec<Work> = Vec::new();
-    for p in workload {
-        for v in read_jsonl(p)? {
-            works.push(serde_json::from_value(v).map_err(|e| format!("{}: {e}", p.display()))?);
-        }
-    }
-    let mut by_tag: HashMap<u64, usize> = HashMap::new();
-    for (i, w) in works.iter().enumerate() {
-        if by_tag.insert(w.args[5], i).is_some() {
-            return Err(format!("two workload calls carry tag {:#x}", w.args[5]));
-        }
-    }
+    let Works {
+        calls: works,
+        by_tag,
+    } = Works::read(workload)?;
     let lines = read_jsonl(reader)?;
     let mut tally = Tally::default();
     // LOST lines first: their call id ranges say which unfinished calls
@@ -675,24 +712,7 @@ fn compare(
                 continue;
             }
         };
-        // Which workload call: by the tag in argument word 5, or, for an
-        // EXIT without ENTRY, by thread and return value.
-        let idx = if let Some(tag) = u("args.5") {
-            by_tag.get(&tag).copied()
-        } else {
-            {
-                let tid = obj.get("tid").and_then(Value::as_i64);
-                let ret = obj.get("ret").and_then(Value::as_i64);
-                works
-                    .iter()
-                    .enumerate()
-                    .filter(|(j, w)| {
-                        matched[*j].is_none() && Some(i64::from(w.tid)) == tid && Some(w.ret) == ret
-                    })
-                    .map(|(j, _)| j)
-                    .next()
-            }
-        };
+        let idx = Works::index_of(&works, &by_tag, obj, |j| matched[j].is_none());
         let Some(idx) = idx else {
             tally.fail(format!(
                 "reader line {}: unexplained: no workload call made it: {v}",

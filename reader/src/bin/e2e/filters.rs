@@ -41,9 +41,7 @@ use std::time::Instant;
 use serde_json::{Map, Value};
 
 use super::model::{self, Pmus};
-use super::{
-    compare_line, derive, hex_bytes, read_jsonl, Derived, Exp, State, Tally, Work, CALL_KEYS,
-};
+use super::{compare_line, derive, Derived, Exp, State, Tally, Work, Works, CALL_KEYS};
 
 /// Where the calls come from and what else to check.
 #[derive(Debug)]
@@ -72,8 +70,6 @@ struct Call {
     /// The expected JSON line: the model's values, and the reader's for
     /// the keys the model bounds (times, durations, unpinned CPUs, ids).
     line: Map<String, Value>,
-    /// What the model says the kernel captured of the attr.
-    attr_bytes: Vec<u8>,
 }
 
 /// A set of calls, by call id.
@@ -353,16 +349,17 @@ fn named_cases(
     cases
 }
 
-/// The issue's cases, expected subsets from the workload's log.
+/// The issue's cases, expected subsets from the workload's log (and, for
+/// what was captured of the attr, the model's reading of it).
 fn scenario_cases(calls: &[Call]) -> Vec<Case> {
     let errno = |c: &Call| c.work.errno;
     let flags = |c: &Call| c.work.args[4];
-    let copied = |c: &Call| c.attr_bytes.len();
-    let attr_size = |c: &Call| {
-        c.attr_bytes
-            .get(4..8)
-            .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")))
+    let copied = |c: &Call| {
+        value(&c.line, "arg0.copied_len")
+            .and_then(Value::as_u64)
+            .unwrap_or(0)
     };
+    let attr_size = |c: &Call| value(&c.line, "args.attr_uptr.size").and_then(Value::as_u64);
     let mut durations: Vec<u64> = calls
         .iter()
         .filter_map(|c| value(&c.line, "syscall.duration_ns").and_then(Value::as_u64))
@@ -451,37 +448,36 @@ fn case_of(calls: &[Call], about: &str, filter: &str, pred: &dyn Fn(&Call) -> bo
     }
 }
 
-/// The cases only the `e2e` script's calls make non-empty (the big
-/// group's E2BIG, the double fetch); each is said to be skipped otherwise.
+/// The cases only the `e2e` script's calls make non-empty: (workload case,
+/// about, filter). Each selects exactly its workload case, and is said to
+/// be skipped when the workload has no such call.
+const E2E_ONLY_CASES: &[(&str, &str, &str)] = &[
+    // The big group's E2BIG comes after perf_copy_attr() succeeded.
+    (
+        BIG_GROUP_E2BIG,
+        "by errno",
+        "syscall.errno == E2BIG && !arg0.size_written",
+    ),
+    // The attr changed between the capture and the kernel's copy.
+    (
+        DOUBLE_FETCH,
+        "by double fetch",
+        "arg0.double_fetch && args.attr_uptr.config == PERF_COUNT_SW_CPU_CLOCK && exists(arg0.kernel_attr)",
+    ),
+];
+
 fn e2e_only_cases(calls: &[Call]) -> Vec<Case> {
     let mut cases = Vec::new();
-    // Only the `e2e` script's big group gets E2BIG after perf_copy_attr().
-    if calls.iter().any(|c| c.work.case == BIG_GROUP_E2BIG) {
-        cases.push(case_of(
-            calls,
-            "by errno",
-            "syscall.errno == E2BIG && !arg0.size_written",
-            &|c| c.work.case == BIG_GROUP_E2BIG,
-        ));
-    } else {
-        println!(
-            "antinomie-e2e: filters: no `{BIG_GROUP_E2BIG}` call in this workload: \
-             `syscall.errno == E2BIG && !arg0.size_written` is not checked"
-        );
-    }
-    // Only the `e2e` script changes an attr during the call.
-    if calls.iter().any(|c| c.work.case == DOUBLE_FETCH) {
-        cases.push(case_of(
-            calls,
-            "by double fetch",
-            "arg0.double_fetch && args.attr_uptr.config == PERF_COUNT_SW_CPU_CLOCK && exists(arg0.kernel_attr)",
-            &|c| c.work.case == DOUBLE_FETCH,
-        ));
-    } else {
-        println!(
-            "antinomie-e2e: filters: no `{DOUBLE_FETCH}` call in this workload: \
-             `arg0.double_fetch` is not checked by case"
-        );
+    for &(workload_case, about, filter) in E2E_ONLY_CASES {
+        if calls.iter().any(|c| c.work.case == workload_case) {
+            cases.push(case_of(calls, about, filter, &|c| {
+                c.work.case == workload_case
+            }));
+        } else {
+            println!(
+                "antinomie-e2e: filters: no `{workload_case}` call in this workload: `{filter}` is not checked"
+            );
+        }
     }
     cases
 }
@@ -665,26 +661,6 @@ fn model_pmus(args: &Args<'_>) -> Result<Pmus, String> {
     Ok(Pmus(named))
 }
 
-/// The workload's calls (each taken when a line is matched to it), and
-/// their indexes by tag.
-type Workload = (Vec<Option<Work>>, HashMap<u64, usize>);
-
-fn read_workload(paths: &[PathBuf]) -> Result<Workload, String> {
-    let mut works = Vec::new();
-    let mut by_tag = HashMap::new();
-    for path in paths {
-        for record in read_jsonl(path)? {
-            let work: Work =
-                serde_json::from_value(record).map_err(|e| format!("{}: {e}", path.display()))?;
-            if by_tag.insert(work.args[5], works.len()).is_some() {
-                return Err(format!("two workload calls carry tag {:#x}", work.args[5]));
-            }
-            works.push(Some(work));
-        }
-    }
-    Ok((works, by_tag))
-}
-
 /// The line the model expects, with the reader's values for the keys the
 /// model only bounds (`compare_line` checked them against the bounds).
 fn expected_line(derived: Derived, shown: &Map<String, Value>) -> Map<String, Value> {
@@ -708,7 +684,11 @@ fn ground_truth(
     tally: &mut Tally,
 ) -> Result<Trace, String> {
     let pmus = model_pmus(args)?;
-    let (mut works, by_tag) = read_workload(args.workload)?;
+    let Works {
+        calls: works,
+        by_tag,
+    } = Works::read(args.workload)?;
+    let mut taken = vec![false; works.len()];
     let (code, stdout, stderr) = reader.show(None)?;
     if code != 0 {
         return Err(format!("reader show exited with {code}: {}", stderr.trim()));
@@ -758,21 +738,11 @@ fn ground_truth(
             .get("call_id")
             .and_then(Value::as_u64)
             .ok_or_else(|| format!("reader line {}: no call_id", i + 1))?;
-        // Which workload call: by its tag, or, without ENTRY, by thread
-        // and result (as `compare` does).
-        let index = if let Some(tag) = shown.get("args.5").and_then(Value::as_u64) {
-            by_tag.get(&tag).copied()
-        } else {
-            let tid = shown.get("tid").and_then(Value::as_i64);
-            let ret = shown.get("ret").and_then(Value::as_i64);
-            works.iter().position(|w| {
-                w.as_ref()
-                    .is_some_and(|w| Some(i64::from(w.tid)) == tid && Some(w.ret) == ret)
-            })
-        };
-        let work = index
-            .and_then(|k| works[k].take())
+        let index = Works::index_of(&works, &by_tag, shown, |j| !taken[j])
+            .filter(|&j| !taken[j])
             .ok_or_else(|| format!("reader line {}: no workload call (left) made it", i + 1))?;
+        taken[index] = true;
+        let work = works[index].clone();
         let who = format!(
             "call {} #{} thread {} (call {id})",
             work.case, work.seq, work.thread
@@ -782,19 +752,14 @@ fn ground_truth(
         let derived = derive(&work, state, maybe_lost, &pmus).map_err(|e| format!("{who}: {e}"))?;
         compare_line(&who, &derived, shown, tally, false);
         let line = expected_line(derived, shown);
-        let (mem, readable) = match &work.attr {
-            Some(attr) => (hex_bytes(&attr.hex)?, attr.readable),
-            None => (Vec::new(), 0),
-        };
-        let attr_bytes = model::capture(work.args[4], work.args[0], &mem, readable).data;
-        calls.push(Call {
-            id,
-            work,
-            line,
-            attr_bytes,
-        });
+        calls.push(Call { id, work, line });
     }
-    let left: Vec<&str> = works.iter().flatten().map(|w| w.case.as_str()).collect();
+    let left: Vec<&str> = works
+        .iter()
+        .zip(&taken)
+        .filter(|(_, t)| !**t)
+        .map(|(w, _)| w.case.as_str())
+        .collect();
     if !args.lossy && !left.is_empty() {
         return Err(format!(
             "{} workload calls are not in the trace: {left:?}",

@@ -804,7 +804,8 @@ fn double_fetch(c: &mut Caller) -> Result<(), String> {
     let mut b_contents = vec![0u8; PAGE];
     b_contents[..before.len() - IN_A].copy_from_slice(&before[IN_A..]);
 
-    let b_source = b_contents.clone();
+    let mut seen = before[..IN_A].to_vec();
+    seen.extend_from_slice(&b_contents);
     let handler = std::thread::spawn(move || -> Result<(), String> {
         // SAFETY: PageFault is plain data; zeroed is a valid value.
         let mut msg: uffd::PageFault = unsafe { std::mem::zeroed() };
@@ -830,13 +831,13 @@ fn double_fetch(c: &mut Caller) -> Result<(), String> {
         }
         let mut copy = uffd::Copy {
             dst: page_b as u64,
-            src: b_source.as_ptr() as u64,
+            src: b_contents.as_ptr() as u64,
             len: PAGE as u64,
             mode: 0,
             copy: 0,
         };
         // SAFETY: UFFDIO_COPY takes a struct uffdio_copy; src is a page of
-        // b_source, dst the registered page B.
+        // b_contents, dst the registered page B.
         unsafe { ioctl_with(fd, uffd::IOC_COPY, &mut copy) }?;
         if usize::try_from(copy.copy).ok() != Some(PAGE) {
             return Err(format!("UFFDIO_COPY copied {}", copy.copy));
@@ -844,8 +845,6 @@ fn double_fetch(c: &mut Caller) -> Result<(), String> {
         Ok(())
     });
 
-    let mut seen = before[..IN_A].to_vec();
-    seen.extend_from_slice(&b_contents);
     let memory = AttrMemory {
         hex: hex(&seen),
         readable: seen.len(),
