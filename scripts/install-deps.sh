@@ -6,6 +6,8 @@
 PACKAGES=(
 	# kernel build
 	build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils ccache
+	# make headers_install (kernel selftests) copies with rsync
+	rsync
 	kmod perl python3
 	# checkpatch.pl runs scripts/spdxcheck.py
 	python3-ply python3-git
