@@ -188,16 +188,22 @@ fn parse_ratio(s: &str) -> Result<f64, String> {
 }
 
 /// `reader diff`: 0 equal, 1 different, 2 unreadable input.
-fn diff_runs(a: &Path, b: &Path, m: MatchArg, ratio: Option<f64>, f: FormatArg) -> ExitCode {
-    let runs = diff::load(a).and_then(|ra| Ok((ra, diff::load(b)?)));
+fn diff_runs(
+    run_a: &Path,
+    run_b: &Path,
+    matching: MatchArg,
+    ratio: Option<f64>,
+    format: FormatArg,
+) -> ExitCode {
+    let runs = diff::load(run_a).and_then(|ra| Ok((ra, diff::load(run_b)?)));
     let (ra, rb) = match runs {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("reader: diff: {e}");
+        Ok(runs) => runs,
+        Err(why) => {
+            eprintln!("reader: diff: {why}");
             return ExitCode::from(2);
         }
     };
-    let matching = match m {
+    let matching = match matching {
         MatchArg::Auto => diff::Matching::Auto,
         MatchArg::Tid => diff::Matching::Tid,
         MatchArg::Order => diff::Matching::Order,
@@ -208,7 +214,7 @@ fn diff_runs(a: &Path, b: &Path, m: MatchArg, ratio: Option<f64>, f: FormatArg) 
     };
     let report = diff::diff(&ra, &rb, &opts);
     let mut out = BufWriter::new(io::stdout().lock());
-    let written = match f {
+    let written = match format {
         FormatArg::Text => report.write_text(&mut out),
         FormatArg::Json => report.write_json(&mut out),
     };
