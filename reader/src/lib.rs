@@ -21,11 +21,13 @@
 //! * [`syscall`]: the capture rules per syscall and the reference page
 //!   (`reader describe perf_event_open`).
 //! * [`trace`]: the raw trace file (`-w`, `reader show`).
+//! * [`diff`]: `reader diff`, two runs compared call by call.
 //! * [`device`]: `/dev/antinomie`: ioctls, mappings, `poll()`.
 
 pub mod call;
 pub mod decode;
 pub mod device;
+pub mod diff;
 mod error;
 pub mod filter;
 pub mod output;

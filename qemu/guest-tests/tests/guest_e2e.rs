@@ -182,3 +182,108 @@ fn filters_select_what_the_workload_did() {
         assert!(stdout.contains("filters: ok:"), "{stdout}");
     }
 }
+
+/// `antinomie-e2e diff-check` on the basic run against a copy where one
+/// success became `EINVAL` and one `E2BIG` a success, in the workload's
+/// log and in the reader's JSON alike (what a kernel change would do):
+/// `reader diff` must report exactly those two calls, and the check must
+/// fail on a diff that misses them or on logs that agree.
+#[test]
+fn diff_check_finds_the_changed_calls() {
+    use serde_json::{json, Value};
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/guest/basic");
+    let tmp = std::env::temp_dir().join(format!("antinomie-diffcheck-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let lines = |p: &Path| -> Vec<Value> {
+        std::fs::read_to_string(p)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let write = |name: &str, v: &[Value]| {
+        let p = tmp.join(name);
+        let text: String = v.iter().map(|l| l.to_string() + "\n").collect();
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    let (work_a, reader_a) = (dir.join("workload.jsonl"), dir.join("expected.jsonl"));
+    let (mut work, mut shown) = (lines(&work_a), lines(&reader_a));
+    let ok = work
+        .iter()
+        .position(|w| w["ret"].as_i64() >= Some(0))
+        .unwrap();
+    let e2big = work.iter().position(|w| w["errno"] == 7).unwrap();
+    for (k, ret) in [(ok, -22), (e2big, 9)] {
+        let tag = work[k]["args"][5].clone();
+        let failed = ret < 0;
+        let w = &mut work[k];
+        w["ret"] = json!(ret);
+        w["errno"] = if failed { json!(22) } else { Value::Null };
+        w["required_size"] = Value::Null;
+        let r = shown.iter_mut().find(|r| r["args.5"] == tag).unwrap();
+        r["ret"] = json!(ret);
+        r["syscall.errno"] = if failed { json!(22) } else { Value::Null };
+        r["syscall.errno_name"] = if failed { json!("EINVAL") } else { Value::Null };
+        r["syscall.success"] = json!(!failed);
+        r["arg0.required_size"] = Value::Null;
+    }
+    let (work_b, reader_b) = (
+        write("work-b.jsonl", &work),
+        write("reader-b.jsonl", &shown),
+    );
+    let diff = |a: &Path, b: &Path, name: &str| {
+        let out = Command::new(reader_bin())
+            .args(["diff", "--format", "json"])
+            .args([a, b])
+            .output()
+            .unwrap();
+        write(
+            name,
+            &String::from_utf8(out.stdout)
+                .unwrap()
+                .lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect::<Vec<Value>>(),
+        )
+    };
+    let check = |wa: &Path, wb: &Path, d: &Path| {
+        Command::new(env!("CARGO_BIN_EXE_antinomie-e2e"))
+            .arg("diff-check")
+            .arg("--workload-a")
+            .arg(wa)
+            .arg("--workload-b")
+            .arg(wb)
+            .arg("--diff")
+            .arg(d)
+            .output()
+            .unwrap()
+    };
+    let changed = diff(&reader_a, &reader_b, "changed.json");
+    let out = check(&work_a, &work_b, &changed);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("2 must differ (2 by result); reader diff reported 2; 0 mismatches"),
+        "{stdout}"
+    );
+    // A diff that reports nothing misses both calls.
+    let equal = diff(&reader_a, &reader_a, "equal.json");
+    let out = check(&work_a, &work_b, &equal);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr)
+            .matches("not reported")
+            .count(),
+        2
+    );
+    // Logs that agree: both reported calls are extra.
+    let out = check(&work_a, &work_a, &changed);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("reported as [ret"));
+    let _ = std::fs::remove_dir_all(&tmp);
+}

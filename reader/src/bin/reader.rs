@@ -6,6 +6,7 @@
 //! reader show [--format text|json] [-o FILE] [--filter EXPR] FILE...  # a trace file, or golden ring images
 //! reader dump-rings DIR                       # each CPU's ring as DIR/cpuN.ring
 //! reader fields                               # the filter's fields
+//! reader diff [--match tid|order|auto] [--duration-ratio R] A B  # two runs, call by call
 //! reader describe perf_event_open             # the syscall's reference page
 //! ```
 
@@ -21,6 +22,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use antinomie_abi as abi;
 use antinomie_reader::decode::PmuTypes;
 use antinomie_reader::device::{Device, DEFAULT_DEVICE};
+use antinomie_reader::diff;
 use antinomie_reader::filter::{self, Filter};
 use antinomie_reader::output::{Format, TimeStyle, WriterSink};
 use antinomie_reader::pipeline::{self, Assembler, DrainMsg, Mode, Recorder, Summary};
@@ -176,6 +178,23 @@ enum Command {
     },
     /// List the filter's fields with their types and meanings.
     Fields,
+    /// Compare two runs of the same workload call by call (each a trace
+    /// file or `--format json` output). Exit status 0: equal, 1: they
+    /// differ, 2: bad usage or unreadable input.
+    Diff {
+        /// Run A.
+        a: PathBuf,
+        /// Run B.
+        b: PathBuf,
+        /// How threads are paired: by tid, by spawn order (pid, then tid
+        /// ranks), or auto (tid when both runs have the same tids).
+        #[arg(long = "match", value_enum, default_value_t = MatchArg::Auto)]
+        matching: MatchArg,
+        /// Also compare durations: report a call whose slower run took
+        /// more than R times the faster one.
+        #[arg(long, value_name = "R", value_parser = parse_ratio)]
+        duration_ratio: Option<f64>,
+    },
     /// Print a syscall's reference page (Markdown): what it takes, what
     /// Antinomie records of it, and its filter fields.
     Describe {
@@ -209,6 +228,60 @@ fn init_tracing(verbose: u8) {
         .with_target(false)
         .without_time()
         .init();
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum MatchArg {
+    Auto,
+    Tid,
+    Order,
+}
+
+fn parse_ratio(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(r) if r >= 1.0 && r.is_finite() => Ok(r),
+        _ => Err(format!("`{s}` is not a ratio >= 1")),
+    }
+}
+
+/// `reader diff`: 0 equal, 1 different, 2 unreadable input.
+fn diff_runs(
+    run_a: &Path,
+    run_b: &Path,
+    matching: MatchArg,
+    ratio: Option<f64>,
+    format: FormatArg,
+) -> ExitCode {
+    let runs = diff::load(run_a).and_then(|ra| Ok((ra, diff::load(run_b)?)));
+    let (ra, rb) = match runs {
+        Ok(runs) => runs,
+        Err(why) => {
+            eprintln!("reader: diff: {why}");
+            return ExitCode::from(2);
+        }
+    };
+    let matching = match matching {
+        MatchArg::Auto => diff::Matching::Auto,
+        MatchArg::Tid => diff::Matching::Tid,
+        MatchArg::Order => diff::Matching::Order,
+    };
+    let opts = diff::Options {
+        matching,
+        duration_ratio: ratio,
+    };
+    let report = diff::diff(&ra, &rb, &opts);
+    let mut out = BufWriter::new(io::stdout().lock());
+    let written = match format {
+        FormatArg::Text => report.write_text(&mut out),
+        FormatArg::Json => report.write_json(&mut out),
+    };
+    if let Err(e) = written.and_then(|()| out.flush()) {
+        if e.kind() != io::ErrorKind::BrokenPipe {
+            eprintln!("reader: diff: writing the output: {e}");
+            return ExitCode::from(2);
+        }
+    }
+    ExitCode::from(u8::from(!report.equal()))
 }
 
 /// Exit status of a rejected filter, as for other usage errors.
@@ -273,6 +346,12 @@ fn run(cli: Cli, filter: Option<Filter>) -> Result<ExitCode> {
             dump_rings(&dir, &device, &sysfs)?;
             return Ok(ExitCode::SUCCESS);
         }
+        Some(Command::Diff {
+            a,
+            b,
+            matching,
+            duration_ratio,
+        }) => return Ok(diff_runs(&a, &b, matching, duration_ratio, common.format)),
         Some(Command::Fields) => {
             print_stdout(&filter::fields_text())?;
             return Ok(ExitCode::SUCCESS);

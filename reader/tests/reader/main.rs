@@ -8,6 +8,7 @@
 //!   at every `PERF_ATTR_SIZE_VER*` boundary, unknown bits.
 //! * `golden`: golden ring images and their byte-exact text and JSON
 //!   output; save → show round trips; the `reader` binary itself.
+//! * `diff`: `reader diff` on synthetic JSON runs and on a real trace.
 //! * `fuzz`: random bytes never panic the decoder.
 //! * `filter`: the Syscall Trace filter: every field reachable and agreeing
 //!   with the JSON output, random filters against a reference evaluator,
@@ -21,6 +22,7 @@ mod support;
 
 mod cli;
 mod decode;
+mod diff;
 mod filter;
 mod fuzz;
 mod golden;

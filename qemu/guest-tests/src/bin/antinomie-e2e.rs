@@ -5,6 +5,7 @@
 //! antinomie-e2e compare --workload W.jsonl [--workload W2.jsonl] --reader R.jsonl
 //!                       [--lossy --counters C.json | --subset] [--sysfs /sys]
 //! antinomie-e2e device info|enable|disable|counters|ring-size BYTES
+//! antinomie-e2e diff-check --workload-a A --workload-b B --diff DIFF.json  # e2e/diffcheck.rs
 //! ```
 //!
 //! `compare` derives, for every call the workload logged (`antinomie-workload
@@ -29,6 +30,8 @@
 //! disable capture or resize the rings): `ring-size` needs capture off and
 //! the rings unmapped, and restarts every ring's positions and counters.
 
+#[path = "e2e/diffcheck.rs"]
+mod diffcheck;
 #[path = "e2e/filters.rs"]
 mod filters;
 #[path = "e2e/model.rs"]
@@ -122,6 +125,8 @@ enum Cmd {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+    /// Check `reader diff --format json` against two workload logs.
+    DiffCheck(diffcheck::Args),
     /// Drive /dev/antinomie.
     Device {
         /// info, enable, disable, counters, or ring-size BYTES.
@@ -990,6 +995,7 @@ fn main() -> ExitCode {
             sysfs: &sysfs,
             verbose,
         }),
+        Cmd::DiffCheck(args) => diffcheck::run(&args),
         Cmd::Device { op, arg, device: d } => device(&op, arg, &d).map(|()| true),
     };
     match r {

@@ -6,7 +6,8 @@
 //! behaves differently.
 //!
 //! usage: `antinomie-workload [--check] smoke` or
-//! `antinomie-workload e2e|e2e-small|burst [N]|flush`
+//! `antinomie-workload e2e|e2e-small|burst [N]|flush` or
+//! `antinomie-workload random --seed S --calls N [--threads T]` (`e2e/random.rs`)
 //!
 //! `smoke`: four calls, checked with `--check` against Linux 6.12.94.
 //! The end-to-end scripts (`e2e/workload.rs`) log more per call, for the
@@ -216,7 +217,7 @@ fn check(case: &Case, rec: &CallRecord) -> Result<(), String> {
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: antinomie-workload [--check] smoke\n       antinomie-workload e2e|e2e-small|burst [N]|flush"
+        "usage: antinomie-workload [--check] smoke\n       antinomie-workload e2e|e2e-small|burst [N]|flush\n       antinomie-workload random --seed S --calls N [--threads T]"
     );
     ExitCode::from(2)
 }
@@ -252,6 +253,9 @@ fn run_e2e(name: &str, count: Option<usize>) -> ExitCode {
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1).collect::<Vec<_>>();
+    if args.first().is_some_and(|a| a == "random") {
+        return e2e::random::main(&args);
+    }
     let check_results = args.first().is_some_and(|a| a == "--check");
     if check_results {
         args.remove(0);

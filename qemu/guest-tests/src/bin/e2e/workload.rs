@@ -16,6 +16,8 @@
 //! is. Threads pin themselves to a CPU before calling, so the ring a call
 //! lands on is known too.
 
+pub mod random;
+
 use std::sync::atomic::AtomicU64;
 use std::sync::Mutex;
 

@@ -1,0 +1,408 @@
+//! `antinomie-workload random --seed S --calls N [--threads T]`: a seeded
+//! random `perf_event_open(2)` workload for regression comparisons (two
+//! kernels, one workload, `reader diff`).
+//!
+//! T threads (default: one per online CPU), each pinned to one CPU, share
+//! the N calls. Thread `t` (from 1) draws every decision from its own
+//! `ChaCha8Rng` seeded with `seed_from_u64(S)` on stream `t`: `ChaCha`'s
+//! stream is specified and platform-independent, and the draws use only
+//! `next_u64` (no distribution code that could change between crate
+//! versions). No draw depends on a result, so the same seed gives the same
+//! calls per thread, in the same order, on any kernel — only the fd
+//! numbers and the addresses differ. Per call it draws:
+//!
+//! * the declared size: a boundary (0, 1, 63, 64, 65, the `VER*` sizes,
+//!   135–137, 200, 4095–4097) or any size in 0..=4097, and above 136 a
+//!   zero or non-zero tail;
+//! * the pointer: NULL, every byte the kernel may read mapped and the next
+//!   one not, a fault at a random offset inside the attr, or the size field
+//!   itself unreadable (each attr ends at an unmapped guard page, as in the
+//!   e2e scripts);
+//! * the attr: mostly software events (with some sampling and read
+//!   formats), some other types, and some random bytes;
+//! * flags (mostly 0 or `FD_CLOEXEC`, sometimes `FD_NO_GROUP`, `FD_OUTPUT`
+//!   or invalid bits), pid (0, -1, 1 or a pid above `PID_MAX_LIMIT`; never
+//!   the thread's own tid, which differs between runs), cpu (-1, an online
+//!   one, an invalid one), group fd (-1, the thread's leader, a bad fd).
+//!
+//! Call 0 of each thread opens its group leader (a software clock), kept
+//! open until the end and used as a group fd; if it failed, the bad fd is
+//! used in its place so that the next calls do not change. Every other fd
+//! is closed at once. What keeps a run safe and repeatable: every attr has
+//! `disabled` set and never `enable_on_exec`, `remove_on_exec` or `sigtrap`
+//! (nothing counts, nothing signals the process, nothing changes on
+//! exec); `freq` is never set (its limit, `perf_event_max_sample_rate`, is
+//! lowered by the kernel at run time); no breakpoint type (its slots are
+//! shared between the threads, so a result would depend on timing); no
+//! `PERF_FLAG_PID_CGROUP` (it would take pid as an fd of this process); no
+//! thread writes the attr during a call.
+//!
+//! Each call is logged as the e2e scripts log theirs ([`E2eRecord`],
+//! script `random`), streamed to stdout as it is made, so memory stays
+//! bounded whatever N.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Parser;
+use rand_chacha::rand_core::{RngCore, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use super::{
+    close, online_cpus, Attr, Caller, Ptr, DISABLED, EXCLUDE_HV, EXCLUDE_KERNEL, FREQ,
+    PERF_COUNT_SW_CPU_CLOCK, PERF_FLAG_FD_CLOEXEC, PERF_TYPE_HARDWARE, PERF_TYPE_SOFTWARE,
+};
+
+/// The script id in the tag of argument word 5 (the e2e scripts use 1..=4).
+const SCRIPT_ID: u64 = 5;
+/// Sizes on every boundary the kernel or the capture checks.
+const BOUNDARY_SIZES: [u32; 20] = [
+    0, 1, 63, 64, 65, 72, 80, 88, 96, 104, 112, 120, 128, 135, 136, 137, 200, 4095, 4096, 4097,
+];
+const PAGE_SIZE: u32 = 4096;
+/// Above `PID_MAX_LIMIT` (2^22): no task has it.
+const NO_SUCH_PID: i32 = 0x7fff_fff0;
+/// Never an open fd of this process (above any default `RLIMIT_NOFILE`).
+const BAD_FD: i32 = 999_999;
+/// An invalid CPU: above any `nr_cpu_ids`.
+const BAD_CPU: i32 = 4096;
+const PERF_TYPE_TRACEPOINT: u32 = 2;
+const PERF_TYPE_HW_CACHE: u32 = 3;
+const PERF_TYPE_RAW: u32 = 4;
+/// No PMU has this type.
+const UNKNOWN_TYPE: u32 = 0xdead;
+/// `PERF_COUNT_SW_MAX` in the pinned uapi: 0..12 are software events.
+const SW_MAX: u64 = 12;
+const PERF_FLAG_FD_NO_GROUP: u64 = 1 << 0;
+const PERF_FLAG_FD_OUTPUT: u64 = 1 << 1;
+/// Bits of the flag word the workload never sets: `enable_on_exec` (12),
+/// `remove_on_exec` (36), `sigtrap` (37), and `freq` (10).
+const FORBIDDEN: u64 = (1 << 12) | (1 << 36) | (1 << 37) | FREQ;
+
+/// The `random` workload's options.
+#[derive(Debug, Parser)]
+#[command(name = "antinomie-workload random")]
+struct Args {
+    /// The seed: the same seed makes the same calls.
+    #[arg(long)]
+    seed: u64,
+    /// How many calls in all, shared between the threads.
+    #[arg(long)]
+    calls: usize,
+    /// How many threads (default: one per online CPU), pinned one per CPU.
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+/// A thread's generator: `next_u64` only, reduced without bias tables.
+struct Rng(ChaCha8Rng);
+
+impl Rng {
+    fn new(seed: u64, thread: u32) -> Self {
+        let mut r = ChaCha8Rng::seed_from_u64(seed);
+        r.set_stream(u64::from(thread));
+        Rng(r)
+    }
+
+    fn u64(&mut self) -> u64 {
+        self.0.next_u64()
+    }
+
+    /// A number in `0..n` (multiply-shift; `n` > 0).
+    fn below(&mut self, n: u64) -> u64 {
+        let wide = u128::from(self.u64()) * u128::from(n);
+        u64::try_from(wide >> 64).expect("below n")
+    }
+
+    fn index(&mut self, n: usize) -> usize {
+        usize::try_from(self.below(n as u64)).expect("below a usize")
+    }
+
+    /// True with probability `percent`/100.
+    fn percent(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+
+    /// One of `choices`, each with its weight.
+    fn weighted<T: Copy>(&mut self, choices: &[(u64, T)]) -> T {
+        let total: u64 = choices.iter().map(|(w, _)| w).sum();
+        let mut x = self.below(total);
+        for &(w, v) in choices {
+            if x < w {
+                return v;
+            }
+            x -= w;
+        }
+        unreachable!("x < total")
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum PtrKind {
+    Null,
+    /// Every byte the kernel may read is mapped, the next one is not.
+    Readable,
+    /// The size field is readable, the attr faults further on.
+    Crossing,
+    /// The size field itself is not (wholly) readable.
+    SizeUnreadable,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum AttrKind {
+    Software,
+    OtherType,
+    RandomBytes,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum GroupKind {
+    None,
+    Leader,
+    Bad,
+}
+
+/// How many bytes from the pointer `perf_copy_attr()` may read for this
+/// declared size: the size word only when the size is refused before the
+/// copy, else the size (64 for 0).
+fn kernel_reads(size: u32) -> usize {
+    match size {
+        0 => 64,
+        64..=PAGE_SIZE => size as usize,
+        _ => 8,
+    }
+}
+
+/// The attr's bytes (`len` of them) for `kind`, before the size is set.
+fn attr_bytes(rng: &mut Rng, kind: AttrKind) -> Attr {
+    match kind {
+        AttrKind::Software => {
+            // Mostly valid configs; SW_MAX itself is an unknown one.
+            let mut a = Attr::sw(rng.below(SW_MAX + 1));
+            if rng.percent(20) {
+                a.flags(DISABLED | EXCLUDE_HV);
+            }
+            if rng.percent(25) {
+                // IP, TID, TIME, ADDR, READ, CALLCHAIN, ID, CPU, PERIOD.
+                a.sample(1 + rng.below(1_000_000), rng.u64() & 0x1ff);
+            }
+            if rng.percent(25) {
+                a.read_format(rng.u64() & 0x1f);
+            }
+            a
+        }
+        AttrKind::OtherType => {
+            let t = [
+                PERF_TYPE_HARDWARE,
+                PERF_TYPE_TRACEPOINT,
+                PERF_TYPE_HW_CACHE,
+                PERF_TYPE_RAW,
+                UNKNOWN_TYPE,
+            ][rng.index(5)];
+            let mut a = Attr::new(t, rng.below(4));
+            a.flags(DISABLED | EXCLUDE_KERNEL | EXCLUDE_HV);
+            a
+        }
+        AttrKind::RandomBytes => {
+            let mut a = Attr::new(0, 0);
+            for chunk in a.0.chunks_mut(8) {
+                let w = rng.u64().to_le_bytes();
+                chunk.copy_from_slice(&w[..chunk.len()]);
+            }
+            let t = [
+                PERF_TYPE_HARDWARE,
+                PERF_TYPE_SOFTWARE,
+                PERF_TYPE_TRACEPOINT,
+                PERF_TYPE_HW_CACHE,
+                PERF_TYPE_RAW,
+                UNKNOWN_TYPE,
+            ][rng.index(6)];
+            a.u32_at(0, t);
+            let flags = u64::from_le_bytes(a.0[40..48].try_into().expect("8 bytes"));
+            a.flags(flags & !FORBIDDEN | DISABLED);
+            a
+        }
+    }
+}
+
+/// One call's draws, in a fixed order.
+struct Draw {
+    case: String,
+    ptr: Ptr,
+    pid: i32,
+    cpu: i32,
+    group: GroupKind,
+    flags: u64,
+}
+
+fn draw(rng: &mut Rng, cpus: &[u32]) -> Draw {
+    let size = if rng.percent(75) {
+        BOUNDARY_SIZES[rng.index(BOUNDARY_SIZES.len())]
+    } else {
+        u32::try_from(rng.below(u64::from(PAGE_SIZE) + 2)).expect("<= 4097")
+    };
+    let nonzero_tail = size > 136 && rng.percent(50);
+    let kind = rng.weighted(&[
+        (75, AttrKind::Software),
+        (10, AttrKind::OtherType),
+        (15, AttrKind::RandomBytes),
+    ]);
+    let ptr_kind = rng.weighted(&[
+        (4, PtrKind::Null),
+        (80, PtrKind::Readable),
+        (10, PtrKind::Crossing),
+        (6, PtrKind::SizeUnreadable),
+    ]);
+    let mut attr = attr_bytes(rng, kind);
+    let reads = kernel_reads(size);
+    attr.size(size).len(reads);
+    if nonzero_tail && reads > 136 {
+        let at = 136 + rng.index(reads - 136);
+        attr.0[at] = u8::try_from(1 + rng.below(255)).expect("1..=255");
+    }
+    let (ptr, ptr_name) = match ptr_kind {
+        PtrKind::Null => (Ptr::Null, "null"),
+        PtrKind::Crossing if reads > 8 => (
+            Ptr::Guarded {
+                bytes: attr.build(),
+                readable: 8 + rng.index(reads - 8),
+            },
+            "crossing",
+        ),
+        // Crossing: nothing beyond the size word to cross into.
+        PtrKind::Readable | PtrKind::Crossing => (Ptr::at_page_end(attr.build()), "readable"),
+        PtrKind::SizeUnreadable => (
+            Ptr::Guarded {
+                bytes: attr.build(),
+                readable: rng.index(8),
+            },
+            "size-unreadable",
+        ),
+    };
+    let pid = rng.weighted(&[(76, 0), (8, -1), (8, 1), (8, NO_SUCH_PID)]);
+    let cpu = match rng.weighted(&[(75, 0), (20, 1), (5, 2)]) {
+        0 => -1,
+        1 => i32::try_from(cpus[rng.index(cpus.len())]).unwrap_or(BAD_CPU),
+        _ => BAD_CPU,
+    };
+    let group = rng.weighted(&[
+        (75, GroupKind::None),
+        (15, GroupKind::Leader),
+        (10, GroupKind::Bad),
+    ]);
+    let flags = match rng.weighted(&[(45, 0), (43, 1), (5, 2), (7, 3)]) {
+        0 => 0,
+        1 => PERF_FLAG_FD_CLOEXEC,
+        2 => [PERF_FLAG_FD_NO_GROUP, PERF_FLAG_FD_OUTPUT][rng.index(2)] | PERF_FLAG_FD_CLOEXEC,
+        // An invalid bit, bit 4 to 63.
+        _ => (1 << (4 + rng.below(60))) | (rng.u64() & PERF_FLAG_FD_CLOEXEC),
+    };
+    let tail = if nonzero_tail { "-tail" } else { "" };
+    let kind_name = match kind {
+        AttrKind::Software => "sw",
+        AttrKind::OtherType => "type",
+        AttrKind::RandomBytes => "bytes",
+    };
+    Draw {
+        case: format!("random-{kind_name}-size-{size}{tail}-{ptr_name}"),
+        ptr,
+        pid,
+        cpu,
+        group,
+        flags,
+    }
+}
+
+/// Thread `thread`'s `calls` calls; each logged line goes to `lines`.
+/// Returns how many succeeded, or `None` when the output went away.
+fn thread_calls(
+    seed: u64,
+    thread: u32,
+    cpu: u32,
+    cpus: &[u32],
+    calls: usize,
+    lines: &crossbeam_channel::Sender<String>,
+) -> Option<usize> {
+    let mut rng = Rng::new(seed, thread);
+    let mut c = Caller::new("random", SCRIPT_ID, thread, Some(cpu));
+    let mut ok = 0;
+    let mut log = |c: &mut Caller, ret: i64| {
+        ok += usize::from(ret >= 0);
+        let rec = c.records.pop().expect("a call was logged");
+        let line = serde_json::to_string(&rec).expect("an E2eRecord always serializes");
+        lines.send(line).is_ok()
+    };
+    if calls == 0 {
+        return Some(0);
+    }
+    let leader = c.simple(
+        "random-leader",
+        &Attr::sw(PERF_COUNT_SW_CPU_CLOCK),
+        PERF_FLAG_FD_CLOEXEC,
+    );
+    let mut alive = log(&mut c, leader);
+    let leader_fd = if leader < 0 {
+        BAD_FD
+    } else {
+        i32::try_from(leader).expect("fd fits in i32")
+    };
+    for _ in 1..calls {
+        if !alive {
+            break;
+        }
+        let d = draw(&mut rng, cpus);
+        let group_fd = match d.group {
+            GroupKind::None => -1,
+            GroupKind::Leader => leader_fd,
+            GroupKind::Bad => BAD_FD,
+        };
+        let ret = c.call(&d.case, &d.ptr, d.pid, d.cpu, group_fd, d.flags);
+        close(ret);
+        alive = log(&mut c, ret);
+    }
+    close(leader);
+    alive.then_some(ok)
+}
+
+/// Runs the workload with `args` (`args[0]` is `random`).
+pub fn main(args: &[String]) -> ExitCode {
+    let args = Args::parse_from(args);
+    let cpus = online_cpus();
+    let threads = args.threads.unwrap_or(cpus.len()).max(1);
+    let (tx, rx) = crossbeam_channel::bounded::<String>(256);
+    let handles: Vec<_> = (0..threads)
+        .map(|i| {
+            let tx = tx.clone();
+            let cpus = cpus.clone();
+            let cpu = cpus[i % cpus.len()];
+            // The first N % T threads make one call more.
+            let calls = args.calls / threads + usize::from(i < args.calls % threads);
+            let thread = u32::try_from(i + 1).expect("fewer than 2^32 threads");
+            std::thread::spawn(move || thread_calls(args.seed, thread, cpu, &cpus, calls, &tx))
+        })
+        .collect();
+    drop(tx);
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut written = true;
+    for line in rx {
+        if written && writeln!(out, "{line}").is_err() {
+            // Broken pipe: the threads stop at their next send.
+            written = false;
+            break;
+        }
+    }
+    let written = written && out.flush().is_ok();
+    let results: Vec<Option<usize>> = handles
+        .into_iter()
+        .map(|h| h.join().expect("a workload thread panicked"))
+        .collect();
+    if written {
+        let ok: usize = results.iter().flatten().sum();
+        eprintln!(
+            "antinomie-workload: random: seed {}, {} calls over {threads} threads, {ok} succeeded",
+            args.seed, args.calls
+        );
+    }
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,380 @@
+//! `reader diff`: the binary on synthetic JSON runs (built from a real
+//! call line of `tests/data/guest/basic`), and on a real trace file made
+//! from that directory's golden ring images.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use antinomie_abi as abi;
+use antinomie_reader::decode::PmuTypes;
+use antinomie_reader::output::Format;
+use antinomie_reader::trace::{TraceHeader, TraceWriter};
+use serde_json::{json, Value};
+
+use crate::support::{data_dir, run_images};
+
+/// A scratch directory for one test.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Self {
+        let dir =
+            std::env::temp_dir().join(format!("antinomie-diff-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+
+    fn write(&self, name: &str, lines: &[Value]) -> PathBuf {
+        let p = self.0.join(name);
+        let mut text = String::new();
+        for v in lines {
+            text.push_str(&v.to_string());
+            text.push('\n');
+        }
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn basic_lines() -> Vec<Value> {
+    std::fs::read_to_string(data_dir().join("guest/basic/expected.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// A call of thread (pid, tid) whose attr has `config`, returning `ret`
+/// (`-errno` for a failure), from the first call of the basic run (a
+/// complete software event that succeeded).
+fn call(pid: i64, tid: i64, config: u64, ret: i64) -> Value {
+    let mut v = basic_lines().swap_remove(0);
+    assert_eq!(v["state"], "complete");
+    v["pid"] = json!(pid);
+    v["tid"] = json!(tid);
+    v["arg0.perf_event_attr"]["config"] = json!(config);
+    // Shown by number.
+    v["arg0.perf_event_attr_names"]
+        .as_object_mut()
+        .unwrap()
+        .remove("config");
+    set_ret(&mut v, ret);
+    v
+}
+
+fn set_ret(v: &mut Value, ret: i64) {
+    v["ret"] = json!(ret);
+    let (errno, name) = match ret {
+        0.. => (Value::Null, Value::Null),
+        -7 => (json!(7), json!("E2BIG")),
+        -22 => (json!(22), json!("EINVAL")),
+        other => panic!("no name for {other}"),
+    };
+    v["syscall.success"] = json!(ret >= 0);
+    v["syscall.errno"] = errno;
+    v["syscall.errno_name"] = name;
+}
+
+/// Thread 100 of process 100 makes 10 calls, thread 101 six; every third
+/// fails with EINVAL, the others return fds numbered from `fd0`.
+fn run(pid: i64, tids: &[i64], fd0: i64) -> Vec<Value> {
+    let mut out = Vec::new();
+    let mut fd = fd0;
+    for (t, &tid) in tids.iter().enumerate() {
+        for k in 0..if t == 0 { 10 } else { 6 } {
+            let ret = if k % 3 == 2 {
+                -22
+            } else {
+                fd += 1;
+                fd
+            };
+            out.push(call(pid, tid, k, ret));
+        }
+    }
+    out
+}
+
+struct DiffOut {
+    code: Option<i32>,
+    differences: Vec<Value>,
+    summary: Value,
+    stderr: String,
+}
+
+fn diff(a: &Path, b: &Path, extra: &[&str]) -> DiffOut {
+    let out = Command::new(env!("CARGO_BIN_EXE_reader"))
+        .args(["diff", "--format", "json"])
+        .args(extra)
+        .arg(a)
+        .arg(b)
+        .output()
+        .unwrap();
+    let mut lines: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let summary = lines.pop().unwrap_or(Value::Null);
+    DiffOut {
+        code: out.status.code(),
+        differences: lines,
+        summary,
+        stderr: String::from_utf8(out.stderr).unwrap(),
+    }
+}
+
+#[test]
+fn equal_runs_exit_0() {
+    let tmp = Scratch::new("equal");
+    let a = tmp.write("a.jsonl", &run(100, &[100, 101], 2));
+    let d = diff(&a, &a, &[]);
+    assert_eq!(d.code, Some(0), "{}", d.stderr);
+    assert!(d.differences.is_empty());
+    assert_eq!(d.summary["event"], "summary");
+    assert_eq!(d.summary["equal"], true);
+    assert_eq!(d.summary["matched_by"], "tid");
+    assert_eq!(d.summary["calls"]["compared"], 16);
+    assert_eq!(d.summary["calls"]["differing"], 0);
+}
+
+#[test]
+fn fd_numbers_of_successes_do_not_count() {
+    let tmp = Scratch::new("fds");
+    let a = tmp.write("a.jsonl", &run(100, &[100, 101], 2));
+    let b = tmp.write("b.jsonl", &run(100, &[100, 101], 40));
+    let d = diff(&a, &b, &[]);
+    assert_eq!(d.code, Some(0), "{:?}", d.differences);
+    assert_eq!(d.summary["calls"]["compared"], 16);
+}
+
+#[test]
+fn a_changed_result_is_that_call_only() {
+    let tmp = Scratch::new("ret");
+    let a = tmp.write("a.jsonl", &run(100, &[100, 101], 2));
+    let mut rb = run(100, &[100, 101], 2);
+    // Thread 101's call #3 (line 13): E2BIG, the size written back.
+    let changed = &mut rb[13];
+    set_ret(changed, -7);
+    changed["arg0.required_size"] = json!(136);
+    changed["arg0.size_written"] = json!(true);
+    let b = tmp.write("b.jsonl", &rb);
+    let d = diff(&a, &b, &[]);
+    assert_eq!(d.code, Some(1));
+    assert_eq!(d.differences.len(), 1, "{:?}", d.differences);
+    let x = &d.differences[0];
+    assert_eq!(x["kinds"], json!(["ret", "required_size", "size_written"]));
+    assert_eq!(x["input_differs"], false);
+    assert_eq!(x["a"]["tid"], 101);
+    assert_eq!(x["a"]["index"], 3);
+    assert_eq!(x["b"]["index"], 3);
+    assert_eq!(x["a"]["syscall.errno_name"], Value::Null);
+    assert_eq!(x["b"]["syscall.errno_name"], "E2BIG");
+    let kinds = &d.summary["differences"];
+    assert_eq!(kinds["ret"], 1);
+    assert_eq!(kinds["required_size"], 1);
+    assert_eq!(kinds["status"], 0);
+    assert_eq!(d.summary["calls"]["compared"], 16);
+
+    // The text form: one line with both outcomes, then the summary.
+    let out = Command::new(env!("CARGO_BIN_EXE_reader"))
+        .args(["diff"])
+        .arg(&a)
+        .arg(&b)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let first = text.lines().next().unwrap();
+    assert!(
+        first.starts_with("tid 101 #3 perf_event_open({type=PERF_TYPE_SOFTWARE, size=PERF_ATTR_SIZE_VER8, config=3, disabled=1, exclude_kernel=1, exclude_hv=1}, pid=0, cpu=-1, group_fd=-1, flags=0): A = "),
+        "{first}"
+    );
+    assert!(
+        first.ends_with(
+            " | B = -1 E2BIG (required_size=136, written) [ret, required_size, size_written]"
+        ),
+        "{first}"
+    );
+    assert!(text.contains("\n  ret               1\n"), "{text}");
+    assert!(text.ends_with("the runs differ\n"), "{text}");
+}
+
+#[test]
+fn calls_in_one_run_only_are_reported() {
+    let tmp = Scratch::new("only");
+    let ra = run(100, &[100, 101], 2);
+    let a = tmp.write("a.jsonl", &ra);
+    let mut rb = ra.clone();
+    rb.remove(4); // thread 100's call #4
+    rb.insert(12, call(100, 101, 77, 9)); // a new call #3 of thread 101
+    let b = tmp.write("b.jsonl", &rb);
+    let d = diff(&a, &b, &[]);
+    assert_eq!(d.code, Some(1));
+    assert_eq!(d.differences.len(), 2, "{:?}", d.differences);
+    let (gone, new) = (&d.differences[0], &d.differences[1]);
+    assert_eq!(gone["kinds"], json!(["only_in_a"]));
+    assert_eq!(gone["a"]["index"], 4);
+    assert_eq!(gone["a"]["tid"], 100);
+    assert!(gone["b"].is_null());
+    assert_eq!(new["kinds"], json!(["only_in_b"]));
+    assert_eq!(new["b"]["index"], 3);
+    assert_eq!(new["b"]["tid"], 101);
+    assert!(new["a"].is_null());
+    assert_eq!(d.summary["calls"]["compared"], 15);
+    assert_eq!(d.summary["differences"]["only_in_a"], 1);
+    assert_eq!(d.summary["differences"]["only_in_b"], 1);
+}
+
+#[test]
+fn a_replaced_call_is_compared_and_flagged() {
+    let tmp = Scratch::new("replace");
+    let ra = run(100, &[100], 2);
+    let a = tmp.write("a.jsonl", &ra);
+    let mut rb = ra.clone();
+    rb[5] = call(100, 100, 99, rb[5]["ret"].as_i64().unwrap());
+    let b = tmp.write("b.jsonl", &rb);
+    let d = diff(&a, &b, &[]);
+    assert_eq!(d.code, Some(1));
+    assert_eq!(d.differences.len(), 1, "{:?}", d.differences);
+    assert_eq!(d.differences[0]["kinds"], json!(["input"]));
+    assert_eq!(d.differences[0]["input_differs"], true);
+    assert!(d.differences[0]["b_call"]
+        .as_str()
+        .unwrap()
+        .contains("config=99"));
+    assert_eq!(d.summary["calls"]["compared"], 10);
+}
+
+#[test]
+fn unequal_thread_counts() {
+    let tmp = Scratch::new("threads");
+    let a = tmp.write("a.jsonl", &run(100, &[100, 101], 2));
+    let b = tmp.write("b.jsonl", &run(100, &[100], 2));
+    let d = diff(&a, &b, &[]);
+    assert_eq!(d.code, Some(1));
+    // Not the same tids: by order, thread 100 is each run's first.
+    assert_eq!(d.summary["matched_by"], "order");
+    assert_eq!(d.summary["threads"]["matched"], 1);
+    assert_eq!(d.summary["threads"]["only_in_a"], 1);
+    assert_eq!(d.summary["threads"]["only_in_b"], 0);
+    assert_eq!(d.differences.len(), 6);
+    for (i, x) in d.differences.iter().enumerate() {
+        assert_eq!(x["kinds"], json!(["only_in_a"]));
+        assert_eq!(x["a"]["tid"], 101);
+        assert_eq!(x["a"]["index"], i);
+    }
+    assert_eq!(d.summary["calls"]["compared"], 10);
+    // And the other way round.
+    let d = diff(&b, &a, &[]);
+    assert_eq!(d.summary["threads"]["only_in_b"], 1);
+    assert_eq!(d.summary["differences"]["only_in_b"], 6);
+}
+
+#[test]
+fn other_tids_are_matched_by_spawn_order() {
+    let tmp = Scratch::new("order");
+    let a = tmp.write("a.jsonl", &run(100, &[100, 101], 2));
+    // Another run: other pid and tids, the same threads in the same order.
+    let b = tmp.write("b.jsonl", &run(300, &[300, 305], 2));
+    let d = diff(&a, &b, &[]);
+    assert_eq!(d.code, Some(0), "{:?}", d.differences);
+    assert_eq!(d.summary["matched_by"], "order");
+    assert_eq!(d.summary["threads"]["matched"], 2);
+    assert_eq!(d.summary["calls"]["compared"], 16);
+    // By tid nothing matches: every call is in one run only.
+    let d = diff(&a, &b, &["--match", "tid"]);
+    assert_eq!(d.code, Some(1));
+    assert_eq!(d.summary["threads"]["only_in_a"], 2);
+    assert_eq!(d.summary["threads"]["only_in_b"], 2);
+    assert_eq!(d.summary["differences"]["only_in_a"], 16);
+    assert_eq!(d.summary["differences"]["only_in_b"], 16);
+    assert_eq!(d.summary["calls"]["compared"], 0);
+}
+
+#[test]
+fn durations_count_only_beyond_the_ratio() {
+    let tmp = Scratch::new("duration");
+    let ra = run(100, &[100], 2);
+    let a = tmp.write("a.jsonl", &ra);
+    let mut rb = ra.clone();
+    let d0 = ra[1]["syscall.duration_ns"].as_u64().unwrap();
+    rb[1]["syscall.duration_ns"] = json!(d0 * 3);
+    let b = tmp.write("b.jsonl", &rb);
+    assert_eq!(diff(&a, &b, &[]).code, Some(0));
+    assert_eq!(diff(&a, &b, &["--duration-ratio", "4"]).code, Some(0));
+    let d = diff(&a, &b, &["--duration-ratio", "2"]);
+    assert_eq!(d.code, Some(1));
+    assert_eq!(d.differences.len(), 1);
+    assert_eq!(d.differences[0]["kinds"], json!(["duration"]));
+    assert_eq!(diff(&a, &b, &["--duration-ratio", "0.5"]).code, Some(2));
+}
+
+#[test]
+fn bad_input_exits_2() {
+    let tmp = Scratch::new("bad");
+    let a = tmp.write("a.jsonl", &run(100, &[100], 2));
+    let missing = tmp.0.join("missing.jsonl");
+    let d = diff(&a, &missing, &[]);
+    assert_eq!(d.code, Some(2));
+    assert!(d.stderr.contains("missing.jsonl"), "{}", d.stderr);
+    let garbage = tmp.0.join("garbage");
+    std::fs::write(&garbage, "{\"event\":\"call\"}\nnot json\n").unwrap();
+    let d = diff(&a, &garbage, &[]);
+    assert_eq!(d.code, Some(2));
+    assert!(d.stderr.contains("garbage:1"), "{}", d.stderr);
+}
+
+/// A trace file of the guest's `basic` run, against that run's JSON.
+#[test]
+fn a_real_trace_against_its_json() {
+    let tmp = Scratch::new("trace");
+    let dir = data_dir().join("guest/basic");
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "ring"))
+        .collect();
+    paths.sort();
+    let images: Vec<Vec<u8>> = paths.iter().map(|p| std::fs::read(p).unwrap()).collect();
+    let header = TraceHeader {
+        abi_version: abi::ABI_VERSION,
+        window_ns: antinomie_reader::pipeline::DEFAULT_WINDOW_NS,
+        cpus: (0..u32::try_from(images.len()).unwrap()).collect(),
+        pmus: PmuTypes::none(),
+        realtime_offset_ns: None,
+    };
+    let mut writer = TraceWriter::new(Vec::new(), &header).unwrap();
+    run_images(&images, Format::Json, &header.pmus, Some(&mut writer));
+    let trace = tmp.0.join("basic.trace");
+    std::fs::write(&trace, writer.finish().unwrap()).unwrap();
+    let json = dir.join("expected.jsonl");
+
+    let d = diff(&trace, &json, &[]);
+    assert_eq!(d.code, Some(0), "{:?} {}", d.differences, d.stderr);
+    assert_eq!(d.summary["calls"]["compared"], 58);
+    assert_eq!(d.summary["threads"]["matched"], 5);
+
+    // One E2BIG turned into a success in B: exactly that call differs.
+    let mut lines = basic_lines();
+    let k = lines
+        .iter()
+        .position(|v| v["syscall.errno_name"] == "E2BIG" && v["arg0.size_written"] == true)
+        .unwrap();
+    set_ret(&mut lines[k], 5);
+    lines[k]["arg0.required_size"] = Value::Null;
+    lines[k]["arg0.size_written"] = json!(false);
+    let b = tmp.write("b.jsonl", &lines);
+    let d = diff(&trace, &b, &[]);
+    assert_eq!(d.code, Some(1));
+    assert_eq!(d.differences.len(), 1, "{:?}", d.differences);
+    let x = &d.differences[0];
+    assert_eq!(x["kinds"], json!(["ret", "required_size", "size_written"]));
+    assert_eq!(x["a"]["call_id"], lines[k]["call_id"]);
+    assert_eq!(x["a"]["tid"], lines[k]["tid"]);
+}
