@@ -28,6 +28,7 @@ pub mod decode;
 pub mod device;
 mod error;
 pub mod filter;
+mod jsonl;
 pub mod output;
 pub mod pipeline;
 pub mod record;
