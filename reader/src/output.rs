@@ -282,7 +282,8 @@ pub struct WriterSink<W: Write> {
 
 impl<W: Write> WriterSink<W> {
     /// Writes `format` to `out`, naming dynamic PMUs from `pmus`. With
-    /// `flush_each`, every line is flushed as it is written (`--follow`).
+    /// `flush_each`, the output is flushed at the end of every batch the
+    /// assembler takes (`--follow`: once per drain pass, not per line).
     pub fn new(out: W, format: Format, pmus: PmuTypes, flush_each: bool) -> Self {
         WriterSink {
             out,
@@ -301,9 +302,6 @@ impl<W: Write> WriterSink<W> {
     fn put(&mut self) -> io::Result<()> {
         self.out.write_all(&self.line)?;
         self.line.clear();
-        if self.flush_each {
-            self.out.flush()?;
-        }
         Ok(())
     }
 }
@@ -332,6 +330,13 @@ impl<W: Write> Sink for WriterSink<W> {
             Format::Json => jsonl::lost(&mut self.line, lost),
         }
         self.put()
+    }
+
+    fn end_batch(&mut self) -> io::Result<()> {
+        if self.flush_each {
+            self.out.flush()?;
+        }
+        Ok(())
     }
 
     fn flush(&mut self) -> io::Result<()> {

@@ -83,7 +83,8 @@ impl<'s> Assembler<'s> {
                 self.live = self.live.saturating_sub(1);
             }
         }
-        self.drain(false)
+        self.drain(false)?;
+        self.sink.end_batch()
     }
 
     fn corrupt(&mut self, bad: &CorruptRecord) {

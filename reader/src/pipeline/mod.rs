@@ -114,6 +114,14 @@ pub trait Sink {
     /// # Errors
     /// As for [`Sink::call`].
     fn lost(&mut self, lost: &LostRecord) -> io::Result<()>;
+    /// The end of what one message (a drain pass) made safe to output: a
+    /// live sink flushes here, once per batch rather than per line.
+    ///
+    /// # Errors
+    /// As for [`Sink::call`].
+    fn end_batch(&mut self) -> io::Result<()> {
+        Ok(())
+    }
     /// Flushes buffered output.
     ///
     /// # Errors

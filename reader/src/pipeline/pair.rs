@@ -1,7 +1,5 @@
 //! Pairing ENTRY and EXIT records by `call_id` into calls.
 
-use std::collections::HashMap;
-
 use antinomie_abi as abi;
 
 use crate::call::{Call, CallState};
@@ -19,7 +17,9 @@ pub enum Event {
 /// Pairs ENTRY and EXIT by `call_id`, across CPUs.
 #[derive(Debug, Default)]
 pub struct Pairer {
-    pending: HashMap<u64, record::EntryRecord>,
+    /// Keyed by `call_id` with foldhash: ids are not attacker-chosen
+    /// keys worth `SipHash`'s cost.
+    pending: foldhash::HashMap<u64, record::EntryRecord>,
     lost_ranges: Vec<(u64, u64)>,
 }
 
