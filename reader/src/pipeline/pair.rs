@@ -1,5 +1,7 @@
 //! Pairing ENTRY and EXIT records by `call_id` into calls.
 
+use std::collections::BTreeMap;
+
 use antinomie_abi as abi;
 
 use crate::call::{Call, CallState};
@@ -20,7 +22,43 @@ pub struct Pairer {
     /// Keyed by `call_id` with foldhash: ids are not attacker-chosen
     /// keys worth `SipHash`'s cost.
     pending: foldhash::HashMap<u64, record::EntryRecord>,
-    lost_ranges: Vec<(u64, u64)>,
+    lost: LostIds,
+}
+
+/// The call ids LOST records covered, as disjoint ranges `lo -> hi`
+/// (inclusive), overlapping and adjacent ones merged: a lossy ring's
+/// consecutive LOST records cover consecutive ids, so this stays a few
+/// entries over a long run; lookups are O(log ranges).
+#[derive(Debug, Default)]
+struct LostIds(BTreeMap<u64, u64>);
+
+impl LostIds {
+    fn insert(&mut self, mut lo: u64, mut hi: u64) {
+        if hi < lo {
+            std::mem::swap(&mut lo, &mut hi);
+        }
+        // Absorb every range that overlaps or touches [lo, hi].
+        while let Some((&l, &h)) = self.0.range(..=hi.saturating_add(1)).next_back() {
+            if h.saturating_add(1) < lo {
+                break;
+            }
+            self.0.remove(&l);
+            lo = lo.min(l);
+            hi = hi.max(h);
+        }
+        self.0.insert(lo, hi);
+    }
+
+    fn contains(&self, id: u64) -> bool {
+        self.0
+            .range(..=id)
+            .next_back()
+            .is_some_and(|(_, &hi)| id <= hi)
+    }
+
+    fn len(&self) -> usize {
+        self.0.len()
+    }
 }
 
 impl Pairer {
@@ -58,8 +96,7 @@ impl Pairer {
             }
             Record::Lost(l) => {
                 if l.body.min_call_id != 0 || l.body.max_call_id != 0 {
-                    self.lost_ranges
-                        .push((l.body.min_call_id, l.body.max_call_id));
+                    self.lost.insert(l.body.min_call_id, l.body.max_call_id);
                 }
                 out.push(Event::Lost(l));
             }
@@ -70,10 +107,7 @@ impl Pairer {
         let id = e.header.call_id;
         Call {
             call_id: id,
-            exit_maybe_lost: self
-                .lost_ranges
-                .iter()
-                .any(|&(lo, hi)| (lo..=hi).contains(&id)),
+            exit_maybe_lost: self.lost.contains(id),
             entry: Some(e),
             exit: None,
             state: CallState::Unfinished,
@@ -161,6 +195,59 @@ mod tests {
             states(&left),
             vec![(1, CallState::Unfinished), (5, CallState::Unfinished)]
         );
+    }
+
+    #[test]
+    fn lost_ids_merge_and_answer_like_a_list() {
+        let mut ids = LostIds::default();
+        let mut list: Vec<(u64, u64)> = Vec::new();
+        let mut x = 7u64;
+        for _ in 0..2000 {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            let lo = (x >> 33) % 500;
+            let hi = lo + (x >> 20) % 6;
+            ids.insert(lo, hi);
+            list.push((lo, hi));
+            let probe = (x >> 40) % 520;
+            assert_eq!(
+                ids.contains(probe),
+                list.iter().any(|&(l, h)| (l..=h).contains(&probe)),
+                "{probe}"
+            );
+        }
+        // Disjoint and not touching.
+        let r: Vec<(u64, u64)> = ids.0.iter().map(|(&l, &h)| (l, h)).collect();
+        assert!(r.windows(2).all(|w| w[0].1 + 1 < w[1].0), "{r:?}");
+    }
+
+    /// A long run over a stalled ring: a million LOST records, each
+    /// covering the ids since the previous one, the way a full ring drops
+    /// everything between two drains; one unfinished call whose EXIT is
+    /// in them. The lost ranges stay one entry, and the call is reported
+    /// once, as maybe lost.
+    #[test]
+    fn a_long_lossy_run_keeps_the_lost_ranges_small() {
+        let mut p = Pairer::new();
+        let mut out = Vec::new();
+        p.push(entry(1), &mut out);
+        for i in 0..1_000_000u64 {
+            let lost = LostRecord {
+                header: abi::RecordHeader {
+                    time_ns: i,
+                    ..Default::default()
+                },
+                body: abi::Lost {
+                    min_call_id: 1 + 3 * i,
+                    max_call_id: 3 + 3 * i,
+                    ..Default::default()
+                },
+            };
+            p.push(Record::Lost(lost), &mut out);
+            assert_eq!(p.lost.len(), 1);
+        }
+        assert_eq!(out.len(), 1_000_000);
+        let left = p.finish();
+        assert!(matches!(&left[..], [Event::Call(c)] if c.exit_maybe_lost && c.call_id == 1));
     }
 
     #[test]
