@@ -55,10 +55,6 @@ impl LostIds {
             .next_back()
             .is_some_and(|(_, &hi)| id <= hi)
     }
-
-    fn len(&self) -> usize {
-        self.0.len()
-    }
 }
 
 impl Pairer {
@@ -243,7 +239,7 @@ mod tests {
                 },
             };
             p.push(Record::Lost(lost), &mut out);
-            assert_eq!(p.lost.len(), 1);
+            assert_eq!(p.lost.0.len(), 1);
         }
         assert_eq!(out.len(), 1_000_000);
         let left = p.finish();
