@@ -191,7 +191,7 @@ fn filters_select_what_the_workload_did() {
 #[test]
 fn diff_check_finds_the_changed_calls() {
     use serde_json::{json, Value};
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/guest/basic");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../reader/tests/data/guest/basic");
     let tmp = std::env::temp_dir().join(format!("antinomie-diffcheck-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).unwrap();
     let lines = |p: &Path| -> Vec<Value> {
