@@ -391,10 +391,17 @@ fn main() {
         );
     }
 
-    if !"raw drain".contains(only) {
-        return;
+    if "raw drain".contains(only) {
+        raw_drain(&per_cpu, min);
     }
-    // Raw drain: copy every record out of 4 ring images of 1 MiB.
+    if "merge+pair".contains(only) {
+        merge_pair_figures(&per_cpu, min);
+    }
+}
+
+/// Raw drain: copy every record out of 4 ring images of 1 MiB.
+#[allow(clippy::cast_precision_loss)]
+fn raw_drain(per_cpu: &[Vec<Vec<u8>>], min: Timing) {
     let mut rings: Vec<RingBuilder> = (0..CPUS).map(|c| RingBuilder::new(c, 1 << 20)).collect();
     let mut drained = 0u64;
     'fill: for (cpu, lane) in per_cpu.iter().enumerate() {
@@ -421,11 +428,11 @@ fn main() {
         "  raw drain           {:>6.3} M records/s  ({drained} records, 4 x 1 MiB images)",
         drained as f64 / s / 1e6
     );
+}
 
-    if !"merge+pair".contains(only) {
-        return;
-    }
-    // Merge + pair alone, the same records spread over more CPUs.
+/// Merge + pair alone, the same records spread over more CPUs.
+#[allow(clippy::cast_precision_loss)]
+fn merge_pair_figures(per_cpu: &[Vec<Vec<u8>>], min: Timing) {
     let all: Vec<Vec<u8>> = {
         let mut v: Vec<Vec<u8>> = per_cpu.iter().flatten().cloned().collect();
         v.sort_by_key(|r| u64::from_le_bytes(r[24..32].try_into().unwrap()));
