@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! reader [--follow] [--format text|json] [--output FILE] [--enable] [--device PATH] [--filter EXPR]
-//! reader show [--format text|json] [--filter EXPR] FILE...  # a trace file, or golden ring images
+//! reader show [--format text|json] [--filter EXPR] FILE...  # a trace file (- for stdin), or golden ring images
 //! reader dump-rings DIR                       # each CPU's ring as DIR/cpuN.ring
 //! reader fields                               # the filter's fields
 //! reader describe perf_event_open             # the syscall's reference page
@@ -107,7 +107,7 @@ struct LiveArgs {
 enum Command {
     /// Decode a saved trace file, or golden ring images (one per CPU).
     Show {
-        /// A trace file from --output, or *.ring images.
+        /// A trace file from --output (`-`: standard input), or *.ring images.
         #[arg(required = true)]
         files: Vec<PathBuf>,
         /// Name a dynamic PMU type for ring images: NAME=TYPE (e.g. kprobe=6).
