@@ -18,6 +18,15 @@
 //! union mix occurs), random `flags`, successes and errnos, ENTRY and EXIT
 //! on random CPUs. Results are recorded in `BENCHMARKS.md` (`## Reader
 //! throughput`).
+//!
+//! Every figure is the best of several runs, timed in this thread's CPU
+//! time (`CLOCK_THREAD_CPUTIME_ID`), so that other load on the machine
+//! does not count; run the old and the new binary one after the other
+//! for a before/after comparison.
+//!
+//! Options: `--quick` (0.3 s per figure instead of 3), `--only WORD` (the
+//! figures whose name contains WORD; `--only none` just builds the
+//! inputs), `--runs N` (exactly N timed runs per figure, for `perf stat`).
 
 #[path = "../tests/reader/support/producer.rs"]
 mod producer;
@@ -264,16 +273,37 @@ impl io::Write for Discard {
     }
 }
 
-/// Runs `f` until `min` has passed (at least 3 times); returns the best
-/// seconds per run.
-fn best(min: Duration, mut f: impl FnMut()) -> f64 {
+/// How long and how often each figure is timed.
+#[derive(Clone, Copy)]
+struct Timing {
+    /// At least this long...
+    min: Duration,
+    /// ... and at least this many runs; with `--runs N`, exactly N runs
+    /// (for `perf stat`, whose counts must not depend on the speed).
+    runs: u32,
+    exact: bool,
+}
+
+/// This thread's CPU time: unlike the wall clock, it does not count the
+/// time other processes held the CPU (this machine's 2 cores are shared).
+fn cpu_time() -> Duration {
+    let ts = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+    Duration::new(
+        u64::try_from(ts.tv_sec).unwrap(),
+        u32::try_from(ts.tv_nsec).unwrap(),
+    )
+}
+
+/// Runs `f` as `t` says; returns the best CPU seconds per run.
+fn best(t: Timing, mut f: impl FnMut()) -> f64 {
     let start = Instant::now();
     let mut best = f64::MAX;
     let mut runs = 0;
-    while runs < 3 || start.elapsed() < min {
-        let t = Instant::now();
+    while runs < t.runs || (!t.exact && start.elapsed() < t.min) {
+        let t = cpu_time();
         f();
-        best = best.min(t.elapsed().as_secs_f64());
+        // A thread's CPU time never goes back.
+        best = best.min(cpu_time().saturating_sub(t).as_secs_f64());
         runs += 1;
     }
     best
@@ -327,7 +357,16 @@ fn main() {
         .position(|a| a == "--only")
         .and_then(|i| args.get(i + 1))
         .map_or("", String::as_str);
-    let min = Duration::from_millis(if quick { 300 } else { 3000 });
+    let exact_runs = args
+        .iter()
+        .position(|a| a == "--runs")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|n| n.parse().ok());
+    let min = Timing {
+        min: Duration::from_millis(if quick { 300 } else { 3000 }),
+        runs: exact_runs.unwrap_or(3),
+        exact: exact_runs.is_some(),
+    };
     let per_cpu = workload(CALLS, CPUS);
     let records: u64 = per_cpu.iter().map(|l| l.len() as u64).sum();
     let trace_bytes = trace_file(&per_cpu);
@@ -353,10 +392,17 @@ fn main() {
         );
     }
 
-    if !"raw drain".contains(only) {
-        return;
+    if "raw drain".contains(only) {
+        raw_drain(&per_cpu, min);
     }
-    // Raw drain: copy every record out of 4 ring images of 1 MiB.
+    if "merge+pair".contains(only) {
+        merge_pair_figures(&per_cpu, min);
+    }
+}
+
+/// Raw drain: copy every record out of 4 ring images of 1 MiB.
+#[allow(clippy::cast_precision_loss)]
+fn raw_drain(per_cpu: &[Vec<Vec<u8>>], min: Timing) {
     let mut rings: Vec<RingBuilder> = (0..CPUS).map(|c| RingBuilder::new(c, 1 << 20)).collect();
     let mut drained = 0u64;
     'fill: for (cpu, lane) in per_cpu.iter().enumerate() {
@@ -383,11 +429,11 @@ fn main() {
         "  raw drain           {:>6.3} M records/s  ({drained} records, 4 x 1 MiB images)",
         drained as f64 / s / 1e6
     );
+}
 
-    if !"merge+pair".contains(only) {
-        return;
-    }
-    // Merge + pair alone, the same records spread over more CPUs.
+/// Merge + pair alone, the same records spread over more CPUs.
+#[allow(clippy::cast_precision_loss)]
+fn merge_pair_figures(per_cpu: &[Vec<Vec<u8>>], min: Timing) {
     let all: Vec<Vec<u8>> = {
         let mut v: Vec<Vec<u8>> = per_cpu.iter().flatten().cloned().collect();
         v.sort_by_key(|r| u64::from_le_bytes(r[24..32].try_into().unwrap()));

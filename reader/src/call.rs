@@ -730,7 +730,7 @@ pub static LOST_FIELDS: &[LostField] = &[
     LostField {
         key: "lost.other",
         doc: "records dropped for reasons this reader does not know",
-        get: |l| Value::U64(l.body.lost[2..].iter().sum()),
+        get: |l| Value::U64(l.body.lost[2..].iter().fold(0, |a, &n| a.saturating_add(n))),
     },
     LostField {
         key: "lost.first_time_ns",

@@ -1,10 +1,12 @@
 //! The JSON Lines writer of the hot path: writes a call or LOST line
-//! straight into a reused buffer. Keys are written as they are (every key
+//! straight into a reused buffer. Keys are pre-quoted once (every key
 //! of [`CALL_FIELDS`], [`LOST_FIELDS`] and every attr member name is plain
 //! ASCII that JSON does not escape: a unit test checks it), numbers with
 //! `itoa`, strings escaped exactly as `serde_json` escapes them, so the
 //! bytes are the same as a `serde_json` map of the same values (the golden
 //! files check it). `serde_json` stays for everything that is not this line.
+
+use std::sync::OnceLock;
 
 use crate::call::{Call, Value, CALL_FIELDS, LOST_FIELDS};
 use crate::decode::{AttrView, PmuTypes, Repr, ATTR_MEMBERS};
@@ -16,6 +18,12 @@ fn string(buf: &mut Vec<u8>, s: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     buf.push(b'"');
     let bytes = s.as_bytes();
+    // Most strings (names, numbers in hex) need no escape: one copy.
+    if !bytes.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\') {
+        buf.extend_from_slice(bytes);
+        buf.push(b'"');
+        return;
+    }
     let mut start = 0;
     for (i, &b) in bytes.iter().enumerate() {
         let esc: &[u8] = match b {
@@ -44,14 +52,31 @@ fn string(buf: &mut Vec<u8>, s: &str) {
     buf.push(b'"');
 }
 
-/// Appends `"key":`, after a comma unless it is the object's first key.
-fn key(buf: &mut Vec<u8>, first: &mut bool, key: &str) {
-    if !std::mem::take(first) {
-        buf.push(b',');
-    }
-    buf.push(b'"');
-    buf.extend_from_slice(key.as_bytes());
-    buf.extend_from_slice(b"\":");
+/// The keys as written: `,"key":` (the first key of an object skips the
+/// comma), made once: one copy per key on the hot path.
+struct Keys {
+    call: Vec<Box<[u8]>>,
+    lost: Vec<Box<[u8]>>,
+    member: Vec<Box<[u8]>>,
+}
+
+fn keys() -> &'static Keys {
+    static KEYS: OnceLock<Keys> = OnceLock::new();
+    KEYS.get_or_init(|| {
+        let quote = |k: &str| format!(",\"{k}\":").into_bytes().into_boxed_slice();
+        Keys {
+            call: CALL_FIELDS.iter().map(|f| quote(f.key)).collect(),
+            lost: LOST_FIELDS.iter().map(|f| quote(f.key)).collect(),
+            member: ATTR_MEMBERS.iter().map(|m| quote(m.name)).collect(),
+        }
+    })
+}
+
+/// Appends a key made by [`keys`], without its comma if it is the
+/// object's first.
+fn key(buf: &mut Vec<u8>, first: &mut bool, key: &[u8]) {
+    let skip = usize::from(std::mem::take(first));
+    buf.extend_from_slice(&key[skip..]);
 }
 
 fn u64(buf: &mut Vec<u8>, v: u64) {
@@ -70,9 +95,10 @@ fn bool(buf: &mut Vec<u8>, v: bool) {
 /// one-bit flags, a signed number for signed members, else an unsigned
 /// one), or with `names` the rendering of its symbolic members.
 fn attr(buf: &mut Vec<u8>, view: &AttrView<'_>, pmus: &PmuTypes, names: bool) {
+    let names_of = &keys().member;
     buf.push(b'{');
     let mut first = true;
-    for m in ATTR_MEMBERS {
+    for (m, name) in ATTR_MEMBERS.iter().zip(names_of) {
         if names && !m.repr.is_symbolic() {
             continue;
         }
@@ -82,16 +108,16 @@ fn attr(buf: &mut Vec<u8>, view: &AttrView<'_>, pmus: &PmuTypes, names: bool) {
         }
         if names {
             if let Some(r) = view.render(m, pmus) {
-                key(buf, &mut first, m.name);
+                key(buf, &mut first, name);
                 string(buf, &r);
             }
         } else if m.is_signed() {
             if let Some(v) = view.signed(m) {
-                key(buf, &mut first, m.name);
+                key(buf, &mut first, name);
                 i64(buf, v);
             }
         } else {
-            key(buf, &mut first, m.name);
+            key(buf, &mut first, name);
             match (m.repr, m.bits) {
                 (Repr::Bit, Some((_, 1))) => bool(buf, raw != 0),
                 _ => u64(buf, raw),
@@ -127,8 +153,8 @@ fn value(buf: &mut Vec<u8>, v: &Value<'_>, pmus: &PmuTypes) {
 pub(crate) fn call(buf: &mut Vec<u8>, call: &Call, pmus: &PmuTypes) {
     buf.push(b'{');
     let mut first = true;
-    for f in CALL_FIELDS {
-        key(buf, &mut first, f.key);
+    for (f, k) in CALL_FIELDS.iter().zip(&keys().call) {
+        key(buf, &mut first, k);
         value(buf, &(f.get)(call), pmus);
     }
     buf.extend_from_slice(b"}\n");
@@ -139,8 +165,8 @@ pub(crate) fn lost(buf: &mut Vec<u8>, l: &LostRecord) {
     let pmus = PmuTypes::none();
     buf.push(b'{');
     let mut first = true;
-    for f in LOST_FIELDS {
-        key(buf, &mut first, f.key);
+    for (f, k) in LOST_FIELDS.iter().zip(&keys().lost) {
+        key(buf, &mut first, k);
         value(buf, &(f.get)(l), &pmus);
     }
     buf.extend_from_slice(b"}\n");

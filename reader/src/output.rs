@@ -320,7 +320,8 @@ pub fn lost_text_stamped(l: &LostRecord, stamp: &str) -> String {
         .filter(|(_, &n)| n != 0)
         .map(|(i, n)| format!("{}={n}", lost_reason(i)))
         .collect();
-    let total: u64 = l.body.lost.iter().sum();
+    // Counts from the kernel or a file: saturate, never wrap.
+    let total = l.body.lost.iter().fold(0u64, |a, &n| a.saturating_add(n));
     format!(
         "{stamp} cpu={} --- lost {total} records ({}), call ids {}..{}, times {}..{} ---",
         l.header.cpu,

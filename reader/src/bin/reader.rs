@@ -3,7 +3,7 @@
 //! ```text
 //! reader [--follow] [--format text|json] [-o FILE] [-w TRACE] [--enable] [--device PATH] [--filter EXPR]
 //!        [-p PID] [--tid TID] [-t|-tt|-ttt|-r]
-//! reader show [--format text|json] [-o FILE] [--filter EXPR] FILE...  # a trace file, or golden ring images
+//! reader show [--format text|json] [-o FILE] [--filter EXPR] FILE...  # a trace file (- for stdin), or golden ring images
 //! reader dump-rings DIR                       # each CPU's ring as DIR/cpuN.ring
 //! reader fields                               # the filter's fields
 //! reader diff [--match tid|order|auto] [--duration-ratio R] A B  # two runs, call by call
@@ -166,7 +166,7 @@ struct LiveArgs {
 enum Command {
     /// Decode a saved trace file, or golden ring images (one per CPU).
     Show {
-        /// A trace file from --output, or *.ring images.
+        /// A trace file from --output (`-`: standard input), or *.ring images.
         #[arg(required = true)]
         files: Vec<PathBuf>,
         /// Name a dynamic PMU type for ring images: NAME=TYPE (e.g. kprobe=6).

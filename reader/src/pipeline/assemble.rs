@@ -107,7 +107,8 @@ impl<'s> Assembler<'s> {
                 Record::Lost(l) => {
                     c.lost_records += 1;
                     for (sum, n) in c.lost_reported.iter_mut().zip(l.body.lost) {
-                        *sum += n;
+                        // Counts from the kernel or a file: saturate, never wrap.
+                        *sum = sum.saturating_add(n);
                     }
                 }
             }

@@ -3,7 +3,7 @@
 //! [`crate::pipeline`]).
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BTreeSet, BinaryHeap, VecDeque};
+use std::collections::{BTreeSet, BinaryHeap, VecDeque};
 
 use crate::record::{self, Record};
 use crate::ring::CorruptRecord;
@@ -32,8 +32,11 @@ impl Lane {
 /// the earliest promise is its first element.
 #[derive(Debug)]
 pub struct Merger {
-    lanes: BTreeMap<u32, Lane>,
-    heads: BinaryHeap<Reverse<(u64, u32)>>,
+    lanes: Vec<Lane>,
+    /// CPU → index in `lanes`.
+    index: foldhash::HashMap<u32, usize>,
+    /// `(time, cpu, lane index)` of each non-empty lane's head.
+    heads: BinaryHeap<Reverse<(u64, u32, usize)>>,
     waiting: BTreeSet<(u64, u32)>,
     window_ns: u64,
     last_time: u64,
@@ -44,14 +47,19 @@ impl Merger {
     /// A merger over these CPUs' rings.
     #[must_use]
     pub fn new(cpus: &[u32], window_ns: u64) -> Self {
-        Merger {
-            lanes: cpus.iter().map(|&c| (c, Lane::default())).collect(),
+        let mut m = Merger {
+            lanes: Vec::with_capacity(cpus.len()),
+            index: foldhash::HashMap::default(),
             heads: BinaryHeap::with_capacity(cpus.len()),
-            waiting: cpus.iter().map(|&c| (0, c)).collect(),
+            waiting: BTreeSet::new(),
             window_ns,
             last_time: 0,
             late: 0,
+        };
+        for &c in cpus {
+            m.lane(c);
         }
+        m
     }
 
     /// Records emitted with a time before one already emitted.
@@ -60,13 +68,15 @@ impl Merger {
         self.late
     }
 
-    /// The lane of `cpu`, created (waiting, frontier 0) if unknown.
-    fn lane(&mut self, cpu: u32) -> &mut Lane {
-        let waiting = &mut self.waiting;
-        self.lanes.entry(cpu).or_insert_with(|| {
-            waiting.insert((0, cpu));
-            Lane::default()
-        })
+    /// The index of `cpu`'s lane, created (waiting, frontier 0) if unknown.
+    fn lane(&mut self, cpu: u32) -> usize {
+        if let Some(&i) = self.index.get(&cpu) {
+            return i;
+        }
+        self.lanes.push(Lane::default());
+        self.waiting.insert((0, cpu));
+        self.index.insert(cpu, self.lanes.len() - 1);
+        self.lanes.len() - 1
     }
 
     /// Queues the records of a [`crate::pipeline::DrainMsg::Records`].
@@ -74,7 +84,8 @@ impl Merger {
     /// a corrupt trace file has any) end the chunk and are returned as
     /// errors.
     pub fn push_records(&mut self, cpu: u32, bytes: &[u8]) -> Option<CorruptRecord> {
-        let lane = self.lane(cpu);
+        let idx = self.lane(cpu);
+        let lane = &mut self.lanes[idx];
         let was_empty = lane.queue.is_empty();
         let mut off = 0usize;
         let mut bad = None;
@@ -102,7 +113,7 @@ impl Merger {
         if was_empty {
             if let Some(head) = lane.queue.front() {
                 let (time, frontier, done) = (head.header().time_ns, lane.frontier, lane.done);
-                self.heads.push(Reverse((time, cpu)));
+                self.heads.push(Reverse((time, cpu, idx)));
                 if !done {
                     self.waiting.remove(&(frontier, cpu));
                 }
@@ -114,7 +125,8 @@ impl Merger {
     /// Notes that `cpu`'s ring was empty at `time_ns`.
     pub fn idle(&mut self, cpu: u32, time_ns: u64) {
         let window = self.window_ns;
-        let lane = self.lane(cpu);
+        let idx = self.lane(cpu);
+        let lane = &mut self.lanes[idx];
         let old = lane.frontier;
         lane.frontier = old.max(time_ns.saturating_sub(window));
         let (new, waiting) = (lane.frontier, lane.waiting());
@@ -126,7 +138,8 @@ impl Merger {
 
     /// Notes that `cpu`'s ring is finished.
     pub fn done(&mut self, cpu: u32) {
-        let lane = self.lane(cpu);
+        let idx = self.lane(cpu);
+        let lane = &mut self.lanes[idx];
         let (frontier, waiting) = (lane.frontier, lane.waiting());
         lane.done = true;
         if waiting {
@@ -137,15 +150,15 @@ impl Merger {
     /// The next record in time order, if it is safe to emit now (or, with
     /// `flush`, whatever is queued).
     pub fn pop(&mut self, flush: bool) -> Option<Record> {
-        let &Reverse((head_time, cpu)) = self.heads.peek()?;
+        let &Reverse((head_time, cpu, idx)) = self.heads.peek()?;
         if !flush && self.waiting.first().is_some_and(|&(f, _)| f <= head_time) {
             return None;
         }
         self.heads.pop();
-        let lane = self.lanes.get_mut(&cpu)?;
+        let lane = &mut self.lanes[idx];
         let rec = lane.queue.pop_front()?;
         match lane.queue.front() {
-            Some(next) => self.heads.push(Reverse((next.header().time_ns, cpu))),
+            Some(next) => self.heads.push(Reverse((next.header().time_ns, cpu, idx))),
             None if !lane.done => {
                 self.waiting.insert((lane.frontier, cpu));
             }

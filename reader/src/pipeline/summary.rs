@@ -82,7 +82,10 @@ impl Summary {
     /// Records lost by LOST records, all CPUs and reasons.
     #[must_use]
     pub fn lost_reported(&self) -> u64 {
-        self.cpus.values().flat_map(|c| c.lost_reported).sum()
+        self.cpus
+            .values()
+            .flat_map(|c| c.lost_reported)
+            .fold(0, u64::saturating_add)
     }
 
     /// The summary as text, one table row per CPU.

@@ -86,3 +86,37 @@ proptest! {
         let _ = trace::read_trace(&bytes);
     }
 }
+
+/// Found by the AFL++ `ring` target (reader/fuzz): a LOST record whose
+/// counts sum past `u64::MAX` overflowed the summary's and the output's
+/// totals. They saturate now; text, JSON and the summary all survive.
+#[test]
+fn lost_counts_that_overflow_do_not_panic() {
+    let body = antinomie_abi::Lost {
+        size: u32::try_from(size_of::<antinomie_abi::Lost>()).unwrap(),
+        lost: [u64::MAX; antinomie_abi::LOST_NR_SLOTS],
+        ..Default::default()
+    };
+    let mut ring = RingBuilder::new(0, 4096);
+    ring.raw(&crate::support::producer::lost_record(0, 5, &body));
+    ring.raw(&crate::support::producer::lost_record(0, 6, &body));
+    let msgs = pipeline::drain_once(vec![ImageRing::from_bytes(ring.image()).unwrap()]);
+    let mut sink = Both(Vec::new());
+    let summary = pipeline::replay(msgs, pipeline::Assembler::new(&[0], 0, &mut sink)).unwrap();
+    assert_eq!(summary.lost_reported(), u64::MAX);
+    assert!(summary.to_text().contains("lost"));
+    let mut text = Vec::new();
+    let mut json = antinomie_reader::output::WriterSink::new(
+        &mut text,
+        antinomie_reader::output::Format::Json,
+        PmuTypes::none(),
+        false,
+    );
+    let msgs = pipeline::drain_once(vec![ImageRing::from_bytes(ring.image()).unwrap()]);
+    pipeline::replay(msgs, pipeline::Assembler::new(&[0], 0, &mut json)).unwrap();
+    let line = String::from_utf8(text).unwrap();
+    assert!(
+        line.contains(&format!("\"lost.other\":{}", u64::MAX)),
+        "{line}"
+    );
+}

@@ -1,0 +1,273 @@
+//! [`AttrView`]: captured attr bytes decoded through the table.
+
+use std::fmt::Write as _;
+
+use super::names;
+use super::render::{hex, render_config, render_enum, render_size, render_type};
+use super::{member, Applies, AttrMember, PmuTypes, Repr, TextRule, ATTR_MEMBERS, ATTR_SIZE_MAX};
+
+/// Whether a member starts within the captured bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Presence {
+    /// Its first byte is at or beyond the captured length: no value.
+    Absent,
+    /// It starts within the captured bytes and ends beyond them; this many
+    /// of its bytes were captured, the others count as zero.
+    Partial(usize),
+    /// Entirely captured.
+    Full,
+}
+
+/// Captured `struct perf_event_attr` bytes, decoded through
+/// [`ATTR_MEMBERS`]. Bytes beyond [`ATTR_SIZE_MAX`] are ignored.
+///
+/// The members that decide which union alias applies (`type`, `freq`,
+/// `watermark`, `config1`) are read once, when the view is made.
+#[derive(Debug, Clone, Copy)]
+pub struct AttrView<'a> {
+    bytes: &'a [u8],
+    controls: Controls,
+}
+
+/// The controlling members of an attr, absent ones as 0.
+#[derive(Debug, Clone, Copy)]
+struct Controls {
+    ty: u64,
+    freq: bool,
+    watermark: bool,
+    config1: bool,
+}
+
+/// Where the controlling members are: `type` (offset 0, 4 bytes),
+/// `config1` (offset 56, 8 bytes), and bits 10 (`freq`) and 14
+/// (`watermark`) of the flag word at offset 40; a unit test checks them
+/// against [`ATTR_MEMBERS`].
+const TYPE_AT: (usize, usize) = (0, 4);
+const CONFIG1_AT: (usize, usize) = (56, 8);
+const FLAGS_AT: (usize, usize) = (40, 8);
+const FREQ_BIT: u32 = 10;
+const WATERMARK_BIT: u32 = 14;
+
+/// The little-endian value of `width` bytes at `offset`, zero-extended
+/// past the end of `bytes`.
+fn word(bytes: &[u8], (offset, width): (usize, usize)) -> u64 {
+    let mut buf = [0u8; 8];
+    if offset < bytes.len() {
+        let end = (offset + width).min(bytes.len());
+        buf[..end - offset].copy_from_slice(&bytes[offset..end]);
+    }
+    u64::from_le_bytes(buf)
+}
+
+impl<'a> AttrView<'a> {
+    /// A view of `bytes`, the captured prefix of the attr.
+    #[must_use]
+    pub fn new(bytes: &'a [u8]) -> Self {
+        let bytes = &bytes[..bytes.len().min(ATTR_SIZE_MAX)];
+        let flags = word(bytes, FLAGS_AT);
+        AttrView {
+            bytes,
+            controls: Controls {
+                ty: word(bytes, TYPE_AT),
+                freq: (flags >> FREQ_BIT) & 1 != 0,
+                watermark: (flags >> WATERMARK_BIT) & 1 != 0,
+                config1: word(bytes, CONFIG1_AT) != 0,
+            },
+        }
+    }
+
+    /// The bytes viewed.
+    #[must_use]
+    pub fn bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// How many bytes were captured (at most [`ATTR_SIZE_MAX`]).
+    #[must_use]
+    pub fn captured_len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// Whether `m` is present in the captured bytes.
+    #[must_use]
+    pub fn presence(&self, m: &AttrMember) -> Presence {
+        let len = self.bytes.len();
+        if m.offset >= len {
+            Presence::Absent
+        } else if m.offset + m.width > len {
+            Presence::Partial(len - m.offset)
+        } else {
+            Presence::Full
+        }
+    }
+
+    /// The raw value of `m`, zero-extended (bit fields shifted down), or
+    /// `None` when absent.
+    #[must_use]
+    pub fn raw(&self, m: &AttrMember) -> Option<u64> {
+        if m.offset >= self.bytes.len() {
+            return None;
+        }
+        let end = (m.offset + m.width).min(self.bytes.len());
+        let mut buf = [0u8; 8];
+        buf[..end - m.offset].copy_from_slice(&self.bytes[m.offset..end]);
+        let word = u64::from_le_bytes(buf);
+        Some(match m.bits {
+            Some((shift, len)) => {
+                (word >> shift) & (if len >= 64 { u64::MAX } else { (1 << len) - 1 })
+            }
+            None => word,
+        })
+    }
+
+    /// The value of `m` as a signed number (sign-extended from its width
+    /// for signed members), or `None` when absent.
+    #[must_use]
+    pub fn signed(&self, m: &AttrMember) -> Option<i64> {
+        let raw = self.raw(m)?;
+        let bits = u32::try_from(m.width * 8).unwrap_or(64);
+        #[allow(clippy::cast_possible_wrap)]
+        Some(if m.is_signed() && bits < 64 {
+            ((raw << (64 - bits)) as i64) >> (64 - bits)
+        } else {
+            raw as i64
+        })
+    }
+
+    /// The raw value of the member with this C name.
+    #[must_use]
+    pub fn get(&self, name: &str) -> Option<u64> {
+        member(name).and_then(|m| self.raw(m))
+    }
+
+    /// Whether `m` is the meaningful reading of its bytes for this attr
+    /// (always true outside unions). A controlling member that is absent
+    /// counts as 0.
+    #[must_use]
+    pub fn applies(&self, m: &AttrMember, pmus: &PmuTypes) -> bool {
+        let c = &self.controls;
+        match m.applies {
+            Applies::Always => true,
+            Applies::FreqClear => !c.freq,
+            Applies::FreqSet => c.freq,
+            Applies::WatermarkClear => !c.watermark,
+            Applies::WatermarkSet => c.watermark,
+            Applies::Breakpoint => c.ty == names::TYPE_BREAKPOINT,
+            Applies::Kprobe => pmus.is(c.ty, "kprobe"),
+            Applies::Uprobe => pmus.is(c.ty, "uprobe"),
+            Applies::KprobeAddr => pmus.is(c.ty, "kprobe") && !c.config1,
+            Applies::ProbeOffset => {
+                pmus.is(c.ty, "uprobe") || (pmus.is(c.ty, "kprobe") && c.config1)
+            }
+        }
+    }
+
+    /// The member's value as the text output shows it (names for
+    /// symbolic members), or `None` when absent.
+    #[must_use]
+    pub fn render(&self, member: &AttrMember, pmus: &PmuTypes) -> Option<String> {
+        let value = self.raw(member)?;
+        Some(match member.repr {
+            Repr::Unsigned | Repr::Bit => value.to_string(),
+            Repr::Hex | Repr::Reserved => hex(value),
+            Repr::Signed => self.signed(member)?.to_string(),
+            Repr::Enum(table, unknown) => render_enum(table, value, unknown),
+            Repr::SignedEnum(table, unknown) => {
+                let signed = self.signed(member)?;
+                match u64::try_from(signed)
+                    .ok()
+                    .and_then(|u| names::lookup(table, u))
+                {
+                    Some(name) => name.to_owned(),
+                    None => format!("{signed} /* {unknown} */"),
+                }
+            }
+            Repr::Flags(table, unknown) => names::format_flags(table, value, unknown),
+            Repr::PmuType => render_type(value, pmus),
+            Repr::Config => render_config(self.controls.ty, value),
+            Repr::AttrSize => render_size(value),
+            Repr::PreciseIp => {
+                let what = match value {
+                    0 => "arbitrary skid",
+                    1 => "constant skid",
+                    2 => "requested to have 0 skid",
+                    _ => "must have 0 skid",
+                };
+                format!("{value} /* {what} */")
+            }
+        })
+    }
+
+    /// The members the text shows for this attr, in order, with their
+    /// rendering: present, applicable, first applicable alias of a union,
+    /// non-zero unless [`TextRule::Always`].
+    #[must_use]
+    pub fn text_members(&self, pmus: &PmuTypes) -> Vec<(&'static AttrMember, String)> {
+        let mut out = Vec::new();
+        let mut unions_done: Vec<&'static str> = Vec::new();
+        for m in ATTR_MEMBERS {
+            if m.text == TextRule::Hidden || !self.applies(m, pmus) {
+                continue;
+            }
+            let Some(v) = self.raw(m) else { continue };
+            if let Some(u) = m.union {
+                // The bit members of aux_action are separate readings of
+                // one word, not alternatives.
+                if m.bits.is_none() {
+                    if unions_done.contains(&u) {
+                        continue;
+                    }
+                    unions_done.push(u);
+                }
+            }
+            if v == 0 && m.text != TextRule::Always {
+                continue;
+            }
+            let Some(mut s) = self.render(m, pmus) else {
+                continue;
+            };
+            if let Presence::Partial(n) = self.presence(m) {
+                let _ = write!(s, " /* {n} of {} bytes captured */", m.width);
+            }
+            out.push((m, s));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn attr(len: usize) -> Vec<u8> {
+        vec![0u8; len]
+    }
+
+    #[test]
+    fn controls_are_where_the_table_says() {
+        let at = |name| {
+            let m = member(name).unwrap();
+            (m.offset, m.width, m.bits)
+        };
+        assert_eq!(at("type"), (TYPE_AT.0, TYPE_AT.1, None));
+        assert_eq!(at("config1"), (CONFIG1_AT.0, CONFIG1_AT.1, None));
+        assert_eq!(at("freq"), (FLAGS_AT.0, FLAGS_AT.1, Some((FREQ_BIT, 1))));
+        assert_eq!(
+            at("watermark"),
+            (FLAGS_AT.0, FLAGS_AT.1, Some((WATERMARK_BIT, 1)))
+        );
+        // And the view reads them as the table does, partial bytes too.
+        let mut bytes = attr(136);
+        bytes[0] = 6;
+        bytes[40 + 1] = 0x44; // bits 10 and 14
+        bytes[56] = 1;
+        for len in [0, 2, 41, 42, 57, 64, 136] {
+            let v = AttrView::new(&bytes[..len]);
+            let get = |n| v.get(n).unwrap_or(0);
+            assert_eq!(v.controls.ty, get("type"), "{len}");
+            assert_eq!(v.controls.freq, get("freq") != 0, "{len}");
+            assert_eq!(v.controls.watermark, get("watermark") != 0, "{len}");
+            assert_eq!(v.controls.config1, get("config1") != 0, "{len}");
+        }
+    }
+}
