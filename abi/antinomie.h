@@ -26,7 +26,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define ANTINOMIE_ABI_VERSION		1
+#define ANTINOMIE_ABI_VERSION		2
 /* Reads "ANTI" in a hex dump of a little-endian meta page. */
 #define ANTINOMIE_MAGIC			0x49544e41U
 
@@ -73,14 +73,30 @@
  *     positions itself, so store before sleeping in it.
  * (D) Producer: smp_load_acquire(&consumer->consumer_pos) before writing
  *     into the space it frees. Pairs with (C): the producer never
- *     overwrites bytes the consumer may still be reading.
+ *     overwrites bytes the consumer may still be reading. The producer
+ *     keeps the bound this gives (consumer_pos + data_size) and reads
+ *     consumer_pos again only when the next record would cross it, so a
+ *     consumer that keeps up costs no cross-CPU read per record.
+ *
+ * Wake-ups stay inside the kernel, between the producer and poll(), and
+ * cost the producer no barrier:
+ *
+ * (E) poll(), finding no ring at the watermark, stores a flag "armed",
+ *     then, after an RCU grace period, reads the positions again and
+ *     wakes the sleepers if a ring has reached it. Pairs with (F).
+ * (F) Producer: after (A), still with preemption disabled (an RCU
+ *     read-side critical section), loads the flag; if set, clears it and
+ *     wakes the sleepers (from irq_work) once its ring has reached the
+ *     watermark. Pairs with (E): a producer that began before the grace
+ *     period ends before it, so (E) sees its producer_pos; one that began
+ *     after it sees the flag.
  *
  * The size word has no BUSY or DISCARD bits, unlike BPF ring buffers: with
  * a single producer a record becomes visible only at (A), once complete,
  * and it is never abandoned after reservation, because the user-memory
  * reads that can fault or sleep all happen before it.
  *
- * The consumer position is untrusted. At (D) it is valid iff
+ * The consumer position is untrusted. When read at (D) it is valid iff
  * producer_pos - consumer_pos <= data_size in u64 arithmetic, so a value
  * ahead of producer_pos or more than data_size behind it is invalid; its
  * alignment is not checked, as a misplaced value misleads only the
@@ -88,7 +104,8 @@
  * make it touch memory outside the ring. While the position is invalid
  * the ring counts as full: records are dropped and counted under
  * ANTINOMIE_LOST_BAD_CONSUMER, with no warning and producer_pos unchanged.
- * The first valid value read ends this. The kernel writes consumer_pos
+ * The first valid value read ends this; a value is only read once the
+ * space known free runs out. The kernel writes consumer_pos
  * only when it reinitialises a ring (ANTINOMIE_IOC_SET_RING_SIZE).
  */
 
@@ -175,6 +192,23 @@ struct antinomie_consumer {
  */
 #define ANTINOMIE_RECORD_ALIGN		8
 
+/*
+ * CALL IDS
+ *
+ * The CPU that takes a call's ENTRY (written or dropped) names the call:
+ *
+ *   call_id = cpu << ANTINOMIE_CALL_ID_SEQ_BITS | seq
+ *
+ * where seq counts the calls that CPU has named, from 1, modulo
+ * 2^ANTINOMIE_CALL_ID_SEQ_BITS (years of calls at any rate the syscall
+ * allows). Ids are so unique across CPUs without a counter they share,
+ * never 0, and consecutive for the calls one CPU names. They order calls
+ * only within one CPU: order across CPUs by time_ns. The EXIT carries the
+ * ENTRY's id, whichever ring it lands on.
+ */
+#define ANTINOMIE_CALL_ID_SEQ_BITS	48
+#define ANTINOMIE_CALL_ID_SEQ_MASK	((1ULL << ANTINOMIE_CALL_ID_SEQ_BITS) - 1)
+
 /* struct antinomie_record_header.type */
 #define ANTINOMIE_RECORD_ENTRY		1
 #define ANTINOMIE_RECORD_EXIT		2
@@ -193,8 +227,8 @@ struct antinomie_consumer {
  * @type: ANTINOMIE_RECORD_*.
  * @hdr_size: bytes of this header; the body starts here.
  * @flags: ANTINOMIE_RECORD_F_*.
- * @call_id: id of the call, shared by its ENTRY and EXIT, from a global
- *	counter starting at 1; 0 in LOST records.
+ * @call_id: id of the call, shared by its ENTRY and EXIT; see CALL IDS.
+ *	0 in LOST records.
  * @time_ns: CLOCK_MONOTONIC (initial time namespace) read just before the
  *	record was reserved.
  * @pid: thread-group id of the caller in the initial pid namespace; 0 in
@@ -336,8 +370,10 @@ struct antinomie_capture {
  * @size: bytes of this structure; the capture items start here.
  * @flags: ANTINOMIE_EXIT_F_*.
  * @ret: the syscall's return value: a new fd, or a negative errno.
- * @duration_ns: from the end of the entry hook to the start of the exit
- *	hook, which leaves the capture's own work out.
+ * @duration_ns: this record's time_ns minus the ENTRY's, exactly, also
+ *	when the ENTRY was dropped: the call's run from just before the
+ *	ENTRY was reserved to just before the EXIT was, which includes
+ *	writing the ENTRY and, after -E2BIG, reading the size back.
  * @required_size: with ANTINOMIE_EXIT_F_SIZE_READ, attr_uptr->size as read
  *	after the call; otherwise 0.
  * @nr_items: capture items that follow.

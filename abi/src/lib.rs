@@ -41,7 +41,7 @@ compile_error!("antinomie-abi encodes ioctl numbers the asm-generic way only");
 
 /// `ANTINOMIE_ABI_VERSION`: the version this crate mirrors; compare with
 /// [`Meta::abi_version`] and [`Info::abi_version`].
-pub const ABI_VERSION: u32 = 1;
+pub const ABI_VERSION: u32 = 2;
 /// `ANTINOMIE_MAGIC`: [`Meta::magic`] of every ring.
 pub const MAGIC: u32 = 0x4954_4e41;
 
@@ -56,6 +56,13 @@ pub const LOST_NR_SLOTS: usize = 8;
 
 /// `ANTINOMIE_RECORD_ALIGN`: alignment of every record and capture item.
 pub const RECORD_ALIGN: u32 = 8;
+
+/// `ANTINOMIE_CALL_ID_SEQ_BITS`: a [`RecordHeader::call_id`] is the id of
+/// the CPU that named the call, shifted left by this many bits, or'ed with
+/// that CPU's sequence number of the call (from 1).
+pub const CALL_ID_SEQ_BITS: u32 = 48;
+/// `ANTINOMIE_CALL_ID_SEQ_MASK`: the sequence-number bits of a call id.
+pub const CALL_ID_SEQ_MASK: u64 = (1 << CALL_ID_SEQ_BITS) - 1;
 
 /// `ANTINOMIE_RECORD_ENTRY`: [`RecordHeader::type`] of an [`Entry`] record.
 pub const RECORD_ENTRY: u32 = 1;
@@ -246,7 +253,8 @@ pub struct RecordHeader {
     pub hdr_size: u32,
     /// `flags`: `RECORD_F_*`.
     pub flags: u32,
-    /// `call_id`: shared by a call's entry and exit; 0 in lost records.
+    /// `call_id`: shared by a call's entry and exit, built as
+    /// [`CALL_ID_SEQ_BITS`] says; 0 in lost records.
     pub call_id: u64,
     /// `time_ns`: `CLOCK_MONOTONIC` at reservation.
     pub time_ns: u64,
@@ -320,7 +328,8 @@ pub struct Exit {
     pub flags: u32,
     /// `ret`: the syscall's return value.
     pub ret: i64,
-    /// `duration_ns`: time spent in the syscall, capture excluded.
+    /// `duration_ns`: this record's `time_ns` minus the entry's, exactly
+    /// (the entry's clock read counts even when the entry was dropped).
     pub duration_ns: u64,
     /// `required_size`: with [`EXIT_F_SIZE_READ`], `attr->size` after E2BIG.
     pub required_size: u32,

@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -521,6 +522,7 @@ int main(int argc, char **argv)
 {
 	static struct outcome off[NR_CASES], on[NR_CASES];
 	uint64_t first_id = 0;
+	cpu_set_t one_cpu, all_cpus;
 	int fd;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -560,11 +562,22 @@ int main(int argc, char **argv)
 	drain(true);
 	CHECK(nr_recs == 0, "%d records while capture was off", nr_recs);
 
+	/*
+	 * On one CPU, so that the calls' ids are consecutive: a CPU names
+	 * the calls it takes with its own sequence numbers.
+	 */
+	CPU_ZERO(&one_cpu);
+	CPU_SET(sched_getcpu(), &one_cpu);
+	if (sched_getaffinity(0, sizeof(all_cpus), &all_cpus) ||
+	    sched_setaffinity(0, sizeof(one_cpu), &one_cpu))
+		die("sched_setaffinity");
 	ioctl_ok(fd, ANTINOMIE_IOC_ENABLE, NULL, "ENABLE");
 	ioctl_ok(fd, ANTINOMIE_IOC_ENABLE, NULL, "ENABLE again");
 	for (unsigned int i = 0; i < NR_CASES; i++)
 		run_case(&cases[i], &on[i]);
 	ioctl_ok(fd, ANTINOMIE_IOC_DISABLE, NULL, "DISABLE");
+	if (sched_setaffinity(0, sizeof(all_cpus), &all_cpus))
+		die("sched_setaffinity");
 	drain(true);
 
 	/* Our calls' ids are consecutive: find the first. */

@@ -675,7 +675,7 @@ pub static CALL_FIELDS: &[CallField] = &[
         key: "syscall.duration_ns",
         ty: FieldType::U64,
         constants: Constants::None,
-        doc: "time in the syscall as the kernel measured it, capture excluded",
+        doc: "time in the syscall as the kernel measured it: exit time_ns minus entry time_ns",
         get: |c| opt_u64(c.duration_ns()),
     },
     CallField {

@@ -270,3 +270,24 @@ fn images_with_bad_geometry_are_refused() {
     assert_eq!(ImageRing::from_bytes(good).unwrap().cpu(), 0);
     assert_eq!(abi::RECORD_ALIGN, 8);
 }
+
+#[test]
+fn an_image_of_another_abi_version_is_refused_by_name() {
+    // ABI 1 named calls from one global counter; the records look the same,
+    // so only the version tells them apart.
+    let mut old = RingBuilder::new(0, 4096).image();
+    old[4..8].copy_from_slice(&(abi::ABI_VERSION - 1).to_le_bytes());
+    let Err(err) = ImageRing::from_bytes(old) else {
+        panic!("an ABI {} image was accepted", abi::ABI_VERSION - 1);
+    };
+    assert!(
+        matches!(err, antinomie_reader::Error::AbiVersion { kernel, reader }
+            if kernel == abi::ABI_VERSION - 1 && reader == abi::ABI_VERSION),
+        "{err:?}"
+    );
+    let msg = err.to_string();
+    assert!(
+        msg.contains(&format!("ABI version is {}", abi::ABI_VERSION - 1)),
+        "{msg}"
+    );
+}
