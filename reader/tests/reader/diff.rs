@@ -357,7 +357,12 @@ fn a_real_trace_against_its_json() {
 
     let d = diff(&trace, &json, &[]);
     assert_eq!(d.code, Some(0), "{:?} {}", d.differences, d.stderr);
-    assert_eq!(d.summary["calls"]["compared"], 58);
+    let calls = basic_lines()
+        .iter()
+        .filter(|v| v["event"] == "call")
+        .count();
+    assert!(calls > 50, "the basic run holds {calls} calls");
+    assert_eq!(d.summary["calls"]["compared"], calls);
     assert_eq!(d.summary["threads"]["matched"], 5);
 
     // One E2BIG turned into a success in B: exactly that call differs.
