@@ -3,21 +3,30 @@
 # static C helpers under qemu/guest/ and the workspace's guest binaries
 # (Rust, linked statically with +crt-static on the gnu target).
 #
-# usage: qemu/build-initramfs.sh [EXTRA_DIR...]
+# usage: qemu/build-initramfs.sh [--out IMG] [EXTRA_DIR...]
 #   every EXTRA_DIR is copied over the image root (tests add their binaries)
+#   --out IMG: write the image there (default: the one qemu/run.sh boots,
+#   $ANTINOMIE_CACHE/initramfs/initramfs.cpio.gz)
 # Prints the image path as its last line.
 . "$(dirname "$0")/../scripts/lib.sh"
 
 RUST_GUEST_BINS=(reader antinomie-workload antinomie-e2e)
 RUST_TARGET=x86_64-unknown-linux-gnu
 
+img=$ANTINOMIE_CACHE/initramfs/initramfs.cpio.gz
+if [ "${1:-}" = --out ]; then
+	[ $# -ge 2 ] || die "--out needs a path"
+	img=$2
+	shift 2
+fi
 need_cmd gcc cargo cpio gzip
 [ -x /bin/busybox ] || die "/bin/busybox (busybox-static) is missing"
 file_is_static() { ! LC_ALL=C readelf -l "$1" 2>/dev/null | grep -q 'Requesting program interpreter'; }
 file_is_static /bin/busybox || die "/bin/busybox is dynamically linked (install busybox-static)"
 
-work=$ANTINOMIE_CACHE/initramfs
-root=$work/root
+mkdir -p "$(dirname "$img")"
+img=$(cd "$(dirname "$img")" && pwd)/$(basename "$img")
+root=$img.root
 rm -rf "$root"
 mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,etc,root,scenarios}
 
@@ -62,7 +71,6 @@ for extra in "$@"; do
 done
 
 stage "packing the initramfs"
-img=$work/initramfs.cpio.gz
 (cd "$root" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc --quiet -R 0:0 | gzip -1) >"$img.tmp" ||
 	die "cpio failed"
 mv "$img.tmp" "$img"

@@ -14,6 +14,11 @@
 #   --accel auto|kvm|tcg default: auto (KVM only if it really runs a guest)
 #   --log FILE           console log (default: $ANTINOMIE_CACHE/console.log)
 #   --quiet              do not echo the console while it runs
+#   --console all|scenario  what to echo: everything (default), or only the
+#                        scenario's own output (no kernel messages; the log
+#                        keeps them all and the run is judged on the log)
+#   --mem SIZE           guest memory (default: 1G)
+#   --qemu-arg ARG       one more QEMU argument (repeat for more)
 # Exits 0 only if the scenario passed, KUnit passed, and the console holds
 # no kernel splat; otherwise prints one line with the reason, then the tail
 # of the console.
@@ -22,6 +27,7 @@
 kernel=$ANTINOMIE_CACHE/kernels/normal/arch/x86/boot/bzImage
 initrd=$ANTINOMIE_CACHE/initramfs/initramfs.cpio.gz
 scenario=smoke interactive=0 timeout_s=300 append="" accel=auto quiet=0
+console=all mem=1G extra_qemu=()
 log=$ANTINOMIE_CACHE/console.log
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -35,10 +41,14 @@ while [ $# -gt 0 ]; do
 	--accel) accel=$2; shift ;;
 	--log) log=$2; shift ;;
 	--quiet) quiet=1 ;;
+	--console) console=$2; shift ;;
+	--mem) mem=$2; shift ;;
+	--qemu-arg) extra_qemu+=("$2"); shift ;;
 	*) die "unknown option $1 (see the header of $0)" ;;
 	esac
 	shift
 done
+case "$console" in all | scenario) ;; *) die "--console must be all or scenario" ;; esac
 need_cmd qemu-system-x86_64 timeout
 [ -f "$kernel" ] || die "no kernel at $kernel (run scripts/build-kernel.sh)"
 [ -f "$initrd" ] || die "no initramfs at $initrd (run qemu/build-initramfs.sh)"
@@ -92,10 +102,10 @@ else
 	accel=tcg,thread=single
 fi
 
-qemu=(qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -smp 4 -m 1G
+qemu=(qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -smp 4 -m "$mem"
 	-nodefaults -display none -no-reboot
 	-kernel "$kernel" -initrd "$initrd"
-	-device isa-debug-exit,iobase=0xf4,iosize=0x04)
+	-device isa-debug-exit,iobase=0xf4,iosize=0x04 "${extra_qemu[@]}")
 cmdline="console=ttyS0 panic=-1 antinomie.scenario=$scenario $append"
 
 if [ $interactive -eq 1 ]; then
@@ -110,6 +120,12 @@ t0=$(date +%s)
 if [ $quiet -eq 1 ]; then
 	timeout -k 5 "$timeout_s" "${qemu[@]}" -monitor none -serial stdio \
 		-append "$cmdline" </dev/null >"$log" 2>&1 || rc=$?
+elif [ "$console" = scenario ]; then
+	# From init's first line on, without the kernel's timestamped lines.
+	timeout -k 5 "$timeout_s" "${qemu[@]}" -monitor none -serial stdio \
+		-append "$cmdline" </dev/null 2>&1 | tee "$log" |
+		sed -u -e 's/\r$//' -e '/^\[ *[0-9]*\.[0-9]*\] /d' | sed -u -n '/^antinomie-init:/,$p' ||
+		rc=${PIPESTATUS[0]}
 else
 	timeout -k 5 "$timeout_s" "${qemu[@]}" -monitor none -serial stdio \
 		-append "$cmdline" </dev/null 2>&1 | tee "$log" || rc=${PIPESTATUS[0]}

@@ -8,6 +8,11 @@
 #                             builds in a separate directory)
 #   ANTINOMIE_TREE=DIR   build DIR as it is (e.g. the edit tree, with
 #                             uncommitted edits) instead of base + series
+#        KERNEL_TEST_PATCH=FILE   a change for a test, never shipped (e.g.
+#                             scripts/tests/regression/*.patch): applied on
+#                             top of the series only while this build runs;
+#                             the kernel is VARIANT+NAME (NAME: FILE's name
+#                             without .patch)
 #        KERNEL_SRC, KERNEL_TARBALL   see scripts/kernel-source.sh
 # Prints the bzImage path as its last line; $ANTINOMIE_CACHE/kernels/VARIANT
 # then points at the build directory (bzImage under arch/x86/boot/, vmlinux,
@@ -36,6 +41,23 @@ else
 	out=$ANTINOMIE_CACHE/out/$SRC_KEY-$variant
 fi
 [ -n "${KCONFIG_EXTRA:-}" ] && out=$out-extra
+link=$variant
+if [ -n "${KERNEL_TEST_PATCH:-}" ]; then
+	[ -z "${ANTINOMIE_TREE:-}" ] || die "KERNEL_TEST_PATCH and ANTINOMIE_TREE cannot be combined"
+	test_patch=$(cd "$(dirname "$KERNEL_TEST_PATCH")" && pwd)/$(basename "$KERNEL_TEST_PATCH") ||
+		die "KERNEL_TEST_PATCH=$KERNEL_TEST_PATCH does not exist"
+	name=$(basename "$test_patch" .patch)
+	git -C "$tree" apply --check "$test_patch" 2>"$ANTINOMIE_CACHE/test-patch.log" ||
+		die "test patch $name does not apply on the series: $(head -n1 "$ANTINOMIE_CACHE/test-patch.log")"
+	stage "applying test patch $name on top of the series (for this build only)"
+	# In the build tree itself, so that every other object is a ccache hit
+	# (same paths, same flags); taken out again however the build ends, and
+	# sync_build_tree would notice a leftover.
+	git -C "$tree" apply "$test_patch" || die "applying test patch $name failed"
+	trap 'git -C "$tree" apply -R "$test_patch" || echo "warning: could not take $test_patch out of $tree" >&2' EXIT
+	out=$out-$name
+	link=$variant+$name
+fi
 mkdir -p "$out" "$CCACHE_DIR"
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
 # Fixed build identity: the same source gives the same objects (ccache hits,
@@ -120,6 +142,6 @@ if ! wait $pid; then
 fi
 info "ccache: $(ccache -s 2>/dev/null | grep -E -m1 'Hits:|cache hit \(direct\)' | tr -s ' ' || echo n/a)"
 mkdir -p "$ANTINOMIE_CACHE/kernels"
-ln -sfn "$out" "$ANTINOMIE_CACHE/kernels/$variant"
-stage "built $variant kernel"
+ln -sfn "$out" "$ANTINOMIE_CACHE/kernels/$link"
+stage "built $link kernel"
 echo "$out/arch/x86/boot/bzImage"

@@ -10,5 +10,11 @@ cd "$ANTINOMIE_ROOT"
 scripts/install-deps.sh
 scripts/build-kernel.sh normal
 qemu/build-initramfs.sh
-qemu/run.sh --scenario demo
-stage "done; for a shell in the same guest: qemu/run.sh --interactive (README: \"An interactive guest\")"
+# The console shows the scenario, not the boot; KUnit and splats are
+# still judged on the full log.
+qemu/run.sh --scenario demo --console scenario
+stage "done; where to go next:"
+info "qemu/run.sh --interactive                      a shell in the same guest"
+info "scripts/run-in-guest.sh --out DIR -- PROGRAM   any program under capture, its trace back on the host"
+info "reader diff DIR1/trace.antinomie DIR2/trace.antinomie   what a kernel change did to its calls"
+info "(README: \"Kernel regression testing\")"

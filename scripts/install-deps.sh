@@ -3,19 +3,7 @@
 # run again: it only calls apt-get when something is missing.
 . "$(dirname "$0")/lib.sh"
 
-PACKAGES=(
-	# kernel build
-	build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils ccache
-	# make headers_install (kernel selftests) copies with rsync
-	rsync
-	kmod perl python3
-	# checkpatch.pl runs scripts/spdxcheck.py
-	python3-ply python3-git
-	# guest
-	qemu-system-x86 busybox-static
-	# fetching the pinned source
-	dpkg-dev ca-certificates
-)
+. "$(dirname "$0")/deps.sh"
 
 stage "checking ${#PACKAGES[@]} host packages"
 missing=()
@@ -33,8 +21,5 @@ if [ ${#missing[@]} -gt 0 ]; then
 		"${missing[@]}" >/dev/null || die "apt-get install ${missing[*]} failed"
 fi
 
-need_cmd cargo rustc gcc make qemu-system-x86_64 ccache
-[ -x /bin/busybox ] || die "/bin/busybox (busybox-static) is missing"
-cargo clippy --version >/dev/null 2>&1 || die "cargo clippy is not installed (rustup component add clippy)"
-cargo fmt --version >/dev/null 2>&1 || die "cargo fmt is not installed (rustup component add rustfmt)"
+"$(dirname "$0")/check-deps.sh"
 stage "host packages ready"

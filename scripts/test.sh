@@ -3,7 +3,8 @@
 # installs the host packages it needs, then checks the Rust workspace, the
 # kernel series, the kernel configurations, builds the patched kernel and the
 # guest image, boots it under QEMU (smoke scenario + built-in KUnit; the
-# kernel's perf_events selftests; the reader and its filter end to end),
+# kernel's perf_events selftests; the reader and its filter end to end;
+# programs run with run-in-guest.sh; reader diff across a kernel change),
 # and proves that bad input fails with a one-line reason.
 #
 # usage: scripts/test.sh
@@ -69,6 +70,10 @@ step "boot: perf_events selftests, capture off and on" \
 	qemu/run.sh --quiet --scenario perf-selftests --timeout 900
 step "boot: reader end to end" qemu/run.sh --quiet --scenario reader-e2e --timeout 900
 step "boot: filters end to end" qemu/run.sh --quiet --scenario filter-e2e --timeout 900
+step "run-in-guest: a dynamic program, a failing one, the perf_events selftests" \
+	scripts/tests/run-in-guest.sh
+step "regression workflow: reader diff on the normal kernel and a changed one" \
+	scripts/tests/regression.sh
 step "kernel build (off: CONFIG_ANTINOMIE=n)" scripts/build-kernel.sh off
 step "boot (off): smoke + KUnit" qemu/run.sh --quiet --variant off --scenario smoke
 step "kernel build (debug: KASAN, UBSAN, lockdep, KFENCE)" scripts/build-kernel.sh debug

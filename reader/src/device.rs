@@ -9,13 +9,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use antinomie_abi as abi;
-use memmap2::{Mmap, MmapMut, MmapOptions};
+use memmap2::{MmapOptions, MmapRaw};
 use rustix::event::{PollFd, PollFlags};
 use rustix::ioctl::{ioctl, NoArg, Opcode, Updater};
 use rustix::pipe::PipeFlags;
 
 use crate::pipeline::{Tick, Waker};
-use crate::ring::{RingCounters, RingMemory};
+use crate::ring::{copy_shared, RingCounters, RingMemory};
 use crate::Error;
 
 /// The default device path.
@@ -86,7 +86,11 @@ impl Device {
         if !info.data_size.is_power_of_two()
             || info.page_size == 0
             || info.mmap_size > info.mmap_stride
-            || info.data_offset.checked_add(2 * info.data_size) != Some(info.mmap_size)
+            || info
+                .data_size
+                .checked_mul(2)
+                .and_then(|d| info.data_offset.checked_add(d))
+                != Some(info.mmap_size)
         {
             return Err(Error::Geometry(format!("{info:?}")));
         }
@@ -142,43 +146,56 @@ impl Device {
     pub fn map_ring(&self, cpu: u32) -> Result<MappedRing, Error> {
         let i = &self.info;
         let what = |part: &str| format!("mapping the {part} of cpu {cpu}'s ring");
-        let base = u64::from(cpu) * i.mmap_stride;
+        let geometry =
+            |what: &str| Error::Geometry(format!("{what} of cpu {cpu}'s ring overflows"));
+        // Checked: both come from the kernel.
+        let base = u64::from(cpu)
+            .checked_mul(i.mmap_stride)
+            .ok_or_else(|| geometry("the offset"))?;
         let page = usize::try_from(i.page_size).map_err(|_| Error::Geometry("page size".into()))?;
-        let data_len =
-            usize::try_from(2 * i.data_size).map_err(|_| Error::Geometry("data size".into()))?;
+        let data_len = i
+            .data_size
+            .checked_mul(2)
+            .and_then(|d| usize::try_from(d).ok())
+            .ok_or_else(|| geometry("the data size"))?;
+        let offset = |rel: u64| base.checked_add(rel).ok_or_else(|| geometry("an offset"));
         let map_err = |part: &str, e: io::Error| match e.raw_os_error() {
             Some(libc::EACCES | libc::EPERM) => Error::AccessDenied {
                 path: self.path.clone(),
             },
             _ => Error::io(what(part), e),
         };
-        // SAFETY (all three maps): the mappings are MAP_SHARED views of the
-        // kernel's ring. The kernel writes the meta page and the data pages
-        // concurrently; this crate reads producer_pos and the counters only
-        // through atomics, and reads data bytes only in [consumer_pos,
-        // producer_pos) after the acquire at (B), which the producer does
-        // not write until the consumer releases them at (C) (header,
-        // MEMORY ORDERING). The file stays open as long as the mappings.
-        let meta = unsafe { MmapOptions::new().offset(base).len(page).map(&self.file) }
+        // Raw mappings (no `&[u8]` over them): the kernel writes the meta
+        // page and the data pages concurrently, so this crate reads them
+        // only through atomics (`copy_shared`, `meta_atomic`), and data
+        // bytes only in [consumer_pos, producer_pos) after the acquire at
+        // (B), which the producer does not write until the consumer
+        // releases them at (C) (header, MEMORY ORDERING). The file stays
+        // open as long as the mappings.
+        let meta = MmapOptions::new()
+            .offset(base)
+            .len(page)
+            .map_raw_read_only(&self.file)
             .map_err(|e| map_err("meta page", e))?;
-        let consumer = unsafe {
-            MmapOptions::new()
-                .offset(base + i.consumer_offset)
-                .len(page)
-                .map_mut(&self.file)
-        }
-        .map_err(|e| map_err("consumer page", e))?;
-        let data = unsafe {
-            MmapOptions::new()
-                .offset(base + i.data_offset)
-                .len(data_len)
-                .map(&self.file)
-        }
-        .map_err(|e| map_err("data pages", e))?;
+        let consumer = MmapOptions::new()
+            .offset(offset(i.consumer_offset)?)
+            .len(page)
+            .map_raw(&self.file)
+            .map_err(|e| map_err("consumer page", e))?;
+        let data = MmapOptions::new()
+            .offset(offset(i.data_offset)?)
+            .len(data_len)
+            .map_raw_read_only(&self.file)
+            .map_err(|e| map_err("data pages", e))?;
         if meta.len() < size_of::<abi::Meta>() || consumer.len() < size_of::<abi::Consumer>() {
             return Err(Error::Geometry(format!("page size {page} is too small")));
         }
-        let m: abi::Meta = bytemuck::pod_read_unaligned(&meta[..size_of::<abi::Meta>()]);
+        let mut raw = [0u8; size_of::<abi::Meta>()];
+        // SAFETY: the meta page is mapped for `page >= size_of::<Meta>()`
+        // bytes (checked above) as long as `meta`; this crate reads it only
+        // atomically.
+        unsafe { copy_shared(meta.as_ptr(), &mut raw) };
+        let m: abi::Meta = bytemuck::pod_read_unaligned(&raw);
         if m.magic != abi::MAGIC
             || m.abi_version != abi::ABI_VERSION
             || m.cpu != cpu
@@ -186,6 +203,12 @@ impl Device {
             || m.consumer_offset != i.consumer_offset
             || m.data_offset != i.data_offset
         {
+            if m.magic == abi::MAGIC && m.abi_version != abi::ABI_VERSION {
+                return Err(Error::AbiVersion {
+                    kernel: m.abi_version,
+                    reader: abi::ABI_VERSION,
+                });
+            }
             return Err(Error::Geometry(format!(
                 "cpu {cpu}'s meta page disagrees with the device: {m:?}"
             )));
@@ -254,9 +277,10 @@ pub fn parse_cpu_list(s: &str) -> Option<Vec<u32>> {
 #[derive(Debug)]
 pub struct MappedRing {
     cpu: u32,
-    meta: Mmap,
-    consumer: MmapMut,
-    data: Mmap,
+    meta: MmapRaw,
+    consumer: MmapRaw,
+    /// The data pages, mapped twice in a row.
+    data: MmapRaw,
     data_size: u64,
     meta_copy: abi::Meta,
 }
@@ -286,7 +310,7 @@ impl MappedRing {
         // reads it (smp_load_acquire at (D)) except when reinitialising a
         // ring, which it refuses while a ring is mapped; this crate only
         // accesses it atomically.
-        unsafe { AtomicU64::from_ptr(self.consumer.as_ptr().cast::<u64>().cast_mut()) }
+        unsafe { AtomicU64::from_ptr(self.consumer.as_mut_ptr().cast::<u64>()) }
     }
 
     /// The meta page as it was when mapped.
@@ -312,7 +336,7 @@ impl MappedRing {
         img[co..co + 8].copy_from_slice(&counters.consumer_pos.to_le_bytes());
         let d = usize::try_from(m.data_offset).unwrap_or(0);
         let n = usize::try_from(m.data_size).unwrap_or(0);
-        img[d..d + n].copy_from_slice(&self.data[..n]);
+        self.read_data(0, &mut img[d..d + n]);
         img
     }
 }
@@ -326,8 +350,19 @@ impl RingMemory for MappedRing {
         self.data_size
     }
 
-    fn data(&self) -> &[u8] {
-        &self.data
+    fn read_data(&self, offset: usize, out: &mut [u8]) {
+        // The data pages are mapped twice in a row: any `data_size` bytes
+        // from an offset below `data_size` are contiguous.
+        let data_size = self.data.len() / 2;
+        assert!(
+            offset < data_size && out.len() <= data_size,
+            "read_data({offset}, {}) outside a {data_size}-byte ring",
+            out.len()
+        );
+        // SAFETY: `offset + out.len() <= 2 * data_size = data.len()`
+        // (asserted), mapped as long as `self`; this crate reads the data
+        // pages only through copy_shared's atomic loads.
+        unsafe { copy_shared(self.data.as_ptr().add(offset), out) };
     }
 
     fn load_producer_pos(&self) -> u64 {

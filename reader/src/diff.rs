@@ -35,6 +35,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Map, Value};
 
 use crate::call::Call;
+use crate::decode::ATTR_MEMBERS;
 use crate::output::call_json;
 use crate::pipeline::{self, Assembler, Sink};
 use crate::record::LostRecord;
@@ -264,12 +265,18 @@ fn json_of(v: &Value, key: &str) -> Option<String> {
     v.get(key).filter(|x| !x.is_null()).map(Value::to_string)
 }
 
-/// The attr's members as `{type=…, size=…, config=…, …}`: those three
-/// always, every other one when non-zero, by name where the JSON names it.
+/// The attr's members as `{type=…, size=…, config=…, …}` in the uapi's
+/// order (not the map's, which depends on `serde_json`'s features): those
+/// three always, every other one when non-zero, by name where the JSON
+/// names it.
 fn attr_compact(attr: &Map<String, Value>, names: Option<&Map<String, Value>>) -> String {
     let mut parts = Vec::new();
-    for (k, v) in attr {
-        let always = matches!(k.as_str(), "type" | "size" | "config");
+    for m in ATTR_MEMBERS {
+        let k = m.name;
+        let Some(v) = attr.get(k) else {
+            continue;
+        };
+        let always = matches!(k, "type" | "size" | "config");
         let zero = matches!(v, Value::Bool(false)) || v.as_u64() == Some(0) || v.is_null();
         if zero && !always {
             continue;

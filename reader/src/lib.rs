@@ -20,7 +20,7 @@
 //! * [`output`]: text and JSON Lines.
 //! * [`syscall`]: the capture rules per syscall and the reference page
 //!   (`reader describe perf_event_open`).
-//! * [`trace`]: the raw trace file (`--output`, `reader show`).
+//! * [`trace`]: the raw trace file (`-w`, `reader show`).
 //! * [`diff`]: `reader diff`, two runs compared call by call.
 //! * [`device`]: `/dev/antinomie`: ioctls, mappings, `poll()`.
 

@@ -57,6 +57,75 @@ fn time(ns: u64) -> String {
     format!("{}.{:09}", ns / 1_000_000_000, ns % 1_000_000_000)
 }
 
+/// How a text line shows its time: strace's `-t`, `-tt`, `-ttt` and `-r`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TimeStyle {
+    /// The record's `CLOCK_MONOTONIC` time, `seconds.nanoseconds`.
+    #[default]
+    Monotonic,
+    /// Local wall-clock time of day, `HH:MM:SS` (`-t`).
+    WallSeconds,
+    /// Local wall-clock time of day, `HH:MM:SS.microseconds` (`-tt`).
+    WallMicros,
+    /// Seconds since the epoch, `seconds.microseconds` (`-ttt`).
+    Epoch,
+    /// Seconds since the previous line's time, `seconds.microseconds`
+    /// (`-r`); negative when lines print out of time order (calls print as
+    /// they complete, stamped with their entry time).
+    Relative,
+}
+
+impl TimeStyle {
+    /// Whether the style needs the wall clock (`CLOCK_REALTIME`).
+    #[must_use]
+    pub fn needs_wall_clock(self) -> bool {
+        matches!(self, Self::WallSeconds | Self::WallMicros | Self::Epoch)
+    }
+}
+
+/// Turns record times into the text of a [`TimeStyle`].
+#[derive(Debug, Clone)]
+struct Stamper {
+    style: TimeStyle,
+    /// `CLOCK_REALTIME` − `CLOCK_MONOTONIC`, ns.
+    realtime_offset_ns: i64,
+    /// The previous line's time, for [`TimeStyle::Relative`].
+    last_ns: Option<u64>,
+}
+
+impl Stamper {
+    fn stamp(&mut self, ns: u64) -> String {
+        let micros = |total_ns: i128| {
+            let sign = if total_ns < 0 { "-" } else { "" };
+            let us = total_ns.unsigned_abs() / 1000;
+            format!("{sign}{}.{:06}", us / 1_000_000, us % 1_000_000)
+        };
+        let wall_ns = || i128::from(ns) + i128::from(self.realtime_offset_ns);
+        match self.style {
+            TimeStyle::Monotonic => time(ns),
+            TimeStyle::Epoch => micros(wall_ns()),
+            TimeStyle::Relative => {
+                let prev = self.last_ns.replace(ns).unwrap_or(ns);
+                micros(i128::from(ns) - i128::from(prev))
+            }
+            TimeStyle::WallSeconds | TimeStyle::WallMicros => {
+                let wall = wall_ns();
+                let secs = libc::time_t::try_from(wall.div_euclid(1_000_000_000)).unwrap_or(0);
+                // SAFETY: tm is plain data; localtime_r fills it from secs
+                // and returns NULL (tm untouched) on failure.
+                let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+                // SAFETY: both pointers are valid for the call.
+                unsafe { libc::localtime_r(&secs, &mut tm) };
+                let mut s = format!("{:02}:{:02}:{:02}", tm.tm_hour, tm.tm_min, tm.tm_sec);
+                if self.style == TimeStyle::WallMicros {
+                    let _ = write!(s, ".{:06}", wall.rem_euclid(1_000_000_000) / 1000);
+                }
+                s
+            }
+        }
+    }
+}
+
 fn pointer(p: u64) -> String {
     if p == 0 {
         "NULL".to_owned()
@@ -191,8 +260,15 @@ fn ret_text(call: &Call) -> String {
 /// A call as one text line (without the newline).
 #[must_use]
 pub fn call_text(call: &Call, pmus: &PmuTypes) -> String {
+    call_text_stamped(call, pmus, &time(call.header().time_ns))
+}
+
+/// A call as one text line (without the newline), its time shown as
+/// `stamp`.
+#[must_use]
+pub fn call_text_stamped(call: &Call, pmus: &PmuTypes, stamp: &str) -> String {
     let h = call.header();
-    let mut s = time(h.time_ns);
+    let mut s = stamp.to_owned();
     let _ = write!(s, " cpu={}", h.cpu);
     if let Some(x) = call.exit_cpu().filter(|&x| x != h.cpu) {
         let _ = write!(s, ">{x}");
@@ -229,6 +305,13 @@ pub fn call_text(call: &Call, pmus: &PmuTypes) -> String {
 /// A LOST record as one text line.
 #[must_use]
 pub fn lost_text(l: &LostRecord) -> String {
+    lost_text_stamped(l, &time(l.header.time_ns))
+}
+
+/// A LOST record as one text line, its own time shown as `stamp` (the
+/// range of the lost records' times stays in monotonic seconds).
+#[must_use]
+pub fn lost_text_stamped(l: &LostRecord, stamp: &str) -> String {
     let by_reason: Vec<String> = l
         .body
         .lost
@@ -239,8 +322,7 @@ pub fn lost_text(l: &LostRecord) -> String {
         .collect();
     let total: u64 = l.body.lost.iter().sum();
     format!(
-        "{} cpu={} --- lost {total} records ({}), call ids {}..{}, times {}..{} ---",
-        time(l.header.time_ns),
+        "{stamp} cpu={} --- lost {total} records ({}), call ids {}..{}, times {}..{} ---",
         l.header.cpu,
         by_reason.join(", "),
         l.body.min_call_id,
@@ -356,6 +438,7 @@ pub struct WriterSink<W: Write> {
     pmus: PmuTypes,
     flush_each: bool,
     line: Vec<u8>,
+    stamper: Stamper,
 }
 
 impl<W: Write> WriterSink<W> {
@@ -368,7 +451,25 @@ impl<W: Write> WriterSink<W> {
             pmus,
             flush_each,
             line: Vec::with_capacity(1024),
+            stamper: Stamper {
+                style: TimeStyle::Monotonic,
+                realtime_offset_ns: 0,
+                last_ns: None,
+            },
         }
+    }
+
+    /// Shows text lines' times in `style`; `realtime_offset_ns`
+    /// (`CLOCK_REALTIME` − `CLOCK_MONOTONIC`) converts them to wall-clock
+    /// time.
+    #[must_use]
+    pub fn with_time_style(mut self, style: TimeStyle, realtime_offset_ns: i64) -> Self {
+        self.stamper = Stamper {
+            style,
+            realtime_offset_ns,
+            last_ns: None,
+        };
+        self
     }
 
     /// The writer.
@@ -391,8 +492,9 @@ impl<W: Write> Sink for WriterSink<W> {
         self.line.clear();
         match self.format {
             Format::Text => {
+                let stamp = self.stamper.stamp(call.header().time_ns);
                 self.line
-                    .extend_from_slice(call_text(call, &self.pmus).as_bytes());
+                    .extend_from_slice(call_text_stamped(call, &self.pmus, &stamp).as_bytes());
                 self.line.push(b'\n');
             }
             Format::Json => call_json(call, &self.pmus, &mut self.line)?,
@@ -404,7 +506,9 @@ impl<W: Write> Sink for WriterSink<W> {
         self.line.clear();
         match self.format {
             Format::Text => {
-                self.line.extend_from_slice(lost_text(lost).as_bytes());
+                let stamp = self.stamper.stamp(lost.header.time_ns);
+                self.line
+                    .extend_from_slice(lost_text_stamped(lost, &stamp).as_bytes());
                 self.line.push(b'\n');
             }
             Format::Json => lost_json(lost, &mut self.line)?,

@@ -4,14 +4,23 @@
 //! ([`crate::device::MappedRing`]: meta page read-only, consumer page
 //! read-write, data pages mapped twice so that a record is always
 //! contiguous) or a plain byte image ([`ImageRing`]: a golden ring image or
-//! a test's, data mapped once, so a record may straddle the end of the data
-//! area and is then copied into a scratch buffer).
+//! a test's, data held once, so a record may straddle the end of the data
+//! area). Either way the consumer never borrows ring memory: it *copies*
+//! each record out ([`RingMemory::read_data`]; on the live ring with
+//! relaxed atomic loads, [`copy_shared`]), as io-uring's consumers do, and
+//! validates and decodes the copy. No `&[u8]` ever points at memory the
+//! kernel may write.
 //!
 //! [`RingConsumer`] reads `producer_pos` with Acquire (the header's
-//! MEMORY ORDERING point (B)), hands out one borrowed record at a time as a
-//! [`RecordGuard`], and advances `consumer_pos` when the guard is dropped;
-//! the new position is published with Release (point (C)) in batches, and
-//! at the end of every drain pass.
+//! MEMORY ORDERING point (B)), hands out one record at a time as a
+//! [`RecordGuard`] whose bytes live in the consumer's scratch buffer and
+//! cannot outlive the guard, and advances `consumer_pos` when the guard is
+//! dropped; the new position is published with Release (point (C)) in
+//! batches, and at the end of every drain pass. [`RingConsumer::drain_into`]
+//! copies every record of a pass straight into the caller's batch buffer.
+//!
+//! Ring positions are free-running `u64`s that the kernel lets wrap: every
+//! difference and sum of positions is `wrapping_*` on purpose.
 //!
 //! # Corrupt records: the policy
 //!
@@ -34,7 +43,7 @@
 //!   the producer, more than `data_size` behind it, or misaligned) is
 //!   reported and the consumer resynchronises at `producer_pos`.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
 use antinomie_abi as abi;
 
@@ -61,9 +70,11 @@ pub trait RingMemory {
     fn cpu(&self) -> u32;
     /// Bytes of the data area: a power of two.
     fn data_size(&self) -> u64;
-    /// The data area: `data_size` bytes, or `2 * data_size` when the pages
-    /// are mapped twice in a row.
-    fn data(&self) -> &[u8];
+    /// Copies `out.len()` bytes of the data area, starting `offset` bytes
+    /// into it, wrapping around its end. The consumer calls it with
+    /// `offset < data_size` and `out.len() <= data_size` only; an
+    /// implementation may panic otherwise.
+    fn read_data(&self, offset: usize, out: &mut [u8]);
     /// `meta.producer_pos`, loaded with Acquire: MEMORY ORDERING (B).
     fn load_producer_pos(&self) -> u64;
     /// `consumer.consumer_pos` as currently stored.
@@ -139,21 +150,151 @@ fn publish<M: RingMemory>(mem: &M, cur: &mut Cursor) {
     }
 }
 
-/// Copies `buf.len()` bytes of the data area from `offset`, wrapping
-/// around its end.
-fn copy_wrapped(data: &[u8], data_size: usize, offset: usize, buf: &mut [u8]) {
-    let first = buf.len().min(data_size - offset);
+/// Copies `buf.len()` bytes of a data area held once from `offset`,
+/// wrapping around its end.
+fn copy_wrapped(data: &[u8], offset: usize, buf: &mut [u8]) {
+    let first = buf.len().min(data.len() - offset);
     buf[..first].copy_from_slice(&data[offset..offset + first]);
     let rest = buf.len() - first;
     buf[first..].copy_from_slice(&data[..rest]);
+}
+
+/// Copies `out.len()` bytes from `src`, memory that another party (the
+/// kernel) may write at the same time, with relaxed atomic loads: a word at
+/// a time where `src` is 8-aligned, else a byte at a time. A torn or stale
+/// value is possible only if the writer breaks the ring protocol; it is
+/// then caught by validation, and it is never undefined behaviour, which
+/// a plain `&[u8]` over the same memory would be.
+///
+/// # Safety
+/// `src` must be valid for reads of `out.len()` bytes for the whole call,
+/// and this process must access that memory only atomically (the kernel's
+/// stores are not Rust accesses).
+pub(crate) unsafe fn copy_shared(src: *const u8, out: &mut [u8]) {
+    let mut done = 0;
+    if src as usize % 8 == 0 {
+        let mut words = out.chunks_exact_mut(8);
+        for (i, w) in (&mut words).enumerate() {
+            // SAFETY: `src + 8 i` is 8-aligned and within the `out.len()`
+            // readable bytes (the caller's contract); only atomic accesses
+            // touch it from this process.
+            // ATOMICS: Relaxed: the ordering against the producer comes
+            // from the caller's Acquire load of producer_pos (B).
+            #[allow(clippy::cast_ptr_alignment)]
+            let v = unsafe { AtomicU64::from_ptr(src.add(8 * i).cast::<u64>().cast_mut()) }
+                .load(Ordering::Relaxed);
+            w.copy_from_slice(&v.to_ne_bytes());
+            done += 8;
+        }
+    }
+    for (i, b) in out[done..].iter_mut().enumerate() {
+        // SAFETY: as above, one byte within the readable range.
+        // ATOMICS: Relaxed, as above.
+        *b = unsafe { AtomicU8::from_ptr(src.add(done + i).cast_mut()) }.load(Ordering::Relaxed);
+    }
 }
 
 /// The consumer of one ring.
 #[derive(Debug)]
 pub struct RingConsumer<M: RingMemory> {
     mem: M,
+    /// The copy of the record a [`RecordGuard`] hands out.
     scratch: Vec<u8>,
     cur: Cursor,
+}
+
+/// A record [`fetch`] copied and validated.
+struct Fetched {
+    pos: u64,
+    size: u32,
+}
+
+/// Copies the next record before `cur.producer_pos` out of `mem` and
+/// appends it to `buf`, validated; `cur.consumer_pos` is not advanced for
+/// a valid record (the caller does, when it is done with it). Errors are
+/// handled as the module documentation says; `buf` is then left as it was.
+fn fetch<M: RingMemory>(
+    mem: &M,
+    cur: &mut Cursor,
+    buf: &mut Vec<u8>,
+) -> Option<Result<Fetched, CorruptRecord>> {
+    if let Some(warning) = cur.pending.take() {
+        return Some(Err(warning));
+    }
+    if cur.stopped {
+        return None;
+    }
+    let pos = cur.consumer_pos;
+    let available = cur.producer_pos.wrapping_sub(pos);
+    if available == 0 {
+        return None;
+    }
+    let fail = |cur: &mut Cursor, error: RecordError| {
+        cur.stopped = true;
+        publish(mem, cur);
+        Some(Err(cur.corrupt(pos, error, true)))
+    };
+    if available > cur.data_size {
+        let error = RecordError::BadPositions {
+            producer_pos: cur.producer_pos,
+            consumer_pos: pos,
+            data_size: cur.data_size,
+        };
+        return fail(cur, error);
+    }
+    if pos % u64::from(abi::RECORD_ALIGN) != 0 {
+        return fail(cur, RecordError::Misaligned);
+    }
+    // Masked by a power-of-two size that indexes memory: fits usize.
+    #[allow(clippy::cast_possible_truncation)]
+    let offset = (pos & (cur.data_size - 1)) as usize;
+    let mut head = [0u8; HEADER_SIZE];
+    if available >= HEADER_SIZE as u64 {
+        mem.read_data(offset, &mut head);
+    }
+    let header = match record::parse_header(&head, available) {
+        Ok(h) => h,
+        Err(error) => return fail(cur, error),
+    };
+    // parse_header checked size <= available <= data_size.
+    let size = header.size as usize;
+    let start = buf.len();
+    buf.resize(start + size, 0);
+    mem.read_data(offset, &mut buf[start..]);
+    let parsed = match record::parse(&buf[start..]) {
+        Ok(view) if view.header().cpu != cur.cpu => Err(RecordError::WrongCpu {
+            claimed: view.header().cpu,
+        }),
+        Ok(_) => Ok(()),
+        Err(error) => Err(error),
+    };
+    match parsed {
+        Ok(()) => Some(Ok(Fetched {
+            pos,
+            size: header.size,
+        })),
+        Err(error) => {
+            buf.truncate(start);
+            if error.is_framing() {
+                return fail(cur, error);
+            }
+            cur.consumer_pos = pos.wrapping_add(u64::from(header.size));
+            cur.stats.skipped += 1;
+            cur.stats.bytes += u64::from(header.size);
+            Some(Err(cur.corrupt(pos, error, false)))
+        }
+    }
+}
+
+/// Moves the consumer past a record it is done with, publishing once a
+/// batch has accumulated.
+fn release<M: RingMemory>(mem: &M, cur: &mut Cursor, pos: u64, size: u32) {
+    cur.consumer_pos = pos.wrapping_add(u64::from(size));
+    cur.stats.records += 1;
+    cur.stats.bytes += u64::from(size);
+    if cur.consumer_pos.wrapping_sub(cur.published_pos) >= cur.batch {
+        publish(mem, cur);
+    }
 }
 
 impl<M: RingMemory> RingConsumer<M> {
@@ -252,89 +393,35 @@ impl<M: RingMemory> RingConsumer<M> {
     pub fn next_record(&mut self) -> Option<Result<RecordGuard<'_, M>, CorruptRecord>> {
         let RingConsumer { mem, scratch, cur } = self;
         let mem: &M = mem;
-        if let Some(warning) = cur.pending.take() {
-            return Some(Err(warning));
-        }
-        if cur.stopped {
-            return None;
-        }
-        let pos = cur.consumer_pos;
-        let available = cur.producer_pos.wrapping_sub(pos);
-        if available == 0 {
-            return None;
-        }
-        let fail = |cur: &mut Cursor, error: RecordError| {
-            cur.stopped = true;
-            publish(mem, cur);
-            Some(Err(cur.corrupt(pos, error, true)))
+        scratch.clear();
+        let fetched = match fetch(mem, cur, scratch)? {
+            Ok(f) => f,
+            Err(e) => return Some(Err(e)),
         };
-        if available > cur.data_size {
-            let error = RecordError::BadPositions {
-                producer_pos: cur.producer_pos,
-                consumer_pos: pos,
-                data_size: cur.data_size,
-            };
-            return fail(cur, error);
-        }
-        if pos % u64::from(abi::RECORD_ALIGN) != 0 {
-            return fail(cur, RecordError::Misaligned);
-        }
-        let data = mem.data();
-        let data_size = usize::try_from(cur.data_size).unwrap_or(usize::MAX);
-        // Masked by a power-of-two size that indexes memory: fits usize.
-        #[allow(clippy::cast_possible_truncation)]
-        let offset = (pos & (cur.data_size - 1)) as usize;
-        let mut head = [0u8; HEADER_SIZE];
-        if available >= HEADER_SIZE as u64 {
-            copy_wrapped(data, data_size, offset, &mut head);
-        }
-        let header = match record::parse_header(&head, available) {
-            Ok(h) => h,
-            Err(error) => return fail(cur, error),
-        };
-        let size = header.size as usize;
-        let bytes: &[u8] = if offset + size <= data.len() {
-            &data[offset..offset + size]
-        } else {
-            scratch.resize(size, 0);
-            copy_wrapped(data, data_size, offset, scratch);
-            scratch
-        };
-        let parsed = match record::parse(bytes) {
-            Ok(view) if view.header().cpu != cur.cpu => Err(RecordError::WrongCpu {
-                claimed: view.header().cpu,
-            }),
-            other => other,
-        };
-        match parsed {
-            Ok(view) => Some(Ok(RecordGuard {
-                view,
-                bytes,
-                pos,
-                size: u64::from(header.size),
-                cur,
-                mem,
-            })),
-            Err(error) if error.is_framing() => fail(cur, error),
-            Err(error) => {
-                cur.consumer_pos = pos + u64::from(header.size);
-                cur.stats.skipped += 1;
-                cur.stats.bytes += u64::from(header.size);
-                Some(Err(cur.corrupt(pos, error, false)))
-            }
-        }
+        let scratch: &[u8] = scratch;
+        // fetch validated these bytes just now.
+        let view = record::parse(scratch).ok()?;
+        Some(Ok(RecordGuard {
+            view,
+            bytes: scratch,
+            pos: fetched.pos,
+            size: fetched.size,
+            cur,
+            mem,
+        }))
     }
 
-    /// One drain pass: loads `producer_pos`, appends the bytes of every
-    /// valid record up to it to `out`, collects the errors, and publishes
-    /// the consumer position. Returns the number of records appended.
+    /// One drain pass: loads `producer_pos`, copies every valid record up
+    /// to it to the end of `out` (record after record, each validated),
+    /// collects the errors, and publishes the consumer position. Returns
+    /// the number of records appended.
     pub fn drain_into(&mut self, out: &mut Vec<u8>, errors: &mut Vec<CorruptRecord>) -> usize {
         self.refresh();
         let mut n = 0;
-        while let Some(next) = self.next_record() {
+        while let Some(next) = fetch(&self.mem, &mut self.cur, out) {
             match next {
-                Ok(rec) => {
-                    out.extend_from_slice(rec.bytes());
+                Ok(f) => {
+                    release(&self.mem, &mut self.cur, f.pos, f.size);
                     n += 1;
                 }
                 Err(e) => errors.push(e),
@@ -351,30 +438,74 @@ impl<M: RingMemory> Drop for RingConsumer<M> {
     }
 }
 
-/// A record borrowed from the ring. Dropping (or
-/// [`RecordGuard::commit`]ting) it releases the record's space: the
-/// consumer position advances past it and is published once a batch has
-/// accumulated.
+/// A record taken from the ring: a validated copy in the consumer's
+/// scratch buffer. Dropping (or [`RecordGuard::commit`]ting) it releases
+/// the record's space in the ring: the consumer position advances past it
+/// and is published once a batch has accumulated. Its bytes and view
+/// borrow from the guard, so they cannot be used after the release:
+///
+/// ```compile_fail,E0597
+/// use antinomie_reader::ring::{ImageRing, RingConsumer};
+///
+/// fn escape(consumer: &mut RingConsumer<ImageRing>) {
+///     consumer.refresh();
+///     let bytes = {
+///         let guard = consumer.next_record().unwrap().unwrap();
+///         guard.bytes() // error[E0597]: `guard` does not live long enough
+///     };
+///     println!("{bytes:?}");
+/// }
+/// ```
+///
+/// The same with the view:
+///
+/// ```compile_fail,E0597
+/// use antinomie_reader::ring::{ImageRing, RingConsumer};
+///
+/// fn escape(consumer: &mut RingConsumer<ImageRing>) {
+///     consumer.refresh();
+///     let view = {
+///         let guard = consumer.next_record().unwrap().unwrap();
+///         *guard.view() // error[E0597]: `guard` does not live long enough
+///     };
+///     println!("{view:?}");
+/// }
+/// ```
+///
+/// Used within the guard's scope, both compile:
+///
+/// ```
+/// use antinomie_reader::ring::{ImageRing, RingConsumer};
+///
+/// fn read(consumer: &mut RingConsumer<ImageRing>) -> usize {
+///     consumer.refresh();
+///     let guard = consumer.next_record().unwrap().unwrap();
+///     let n = guard.bytes().len();
+///     let _ = guard.view().header();
+///     n
+/// }
+/// ```
 #[derive(Debug)]
 pub struct RecordGuard<'r, M: RingMemory> {
     view: RecordView<'r>,
     bytes: &'r [u8],
     pos: u64,
-    size: u64,
+    size: u32,
     cur: &'r mut Cursor,
     mem: &'r M,
 }
 
-impl<'r, M: RingMemory> RecordGuard<'r, M> {
-    /// The validated record.
+impl<M: RingMemory> RecordGuard<'_, M> {
+    /// The validated record, for as long as the guard lives.
     #[must_use]
-    pub fn view(&self) -> &RecordView<'r> {
+    pub fn view(&self) -> &RecordView<'_> {
         &self.view
     }
 
-    /// The record's raw bytes (`size` of them).
+    /// The record's raw bytes (`size` of them), for as long as the guard
+    /// lives.
     #[must_use]
-    pub fn bytes(&self) -> &'r [u8] {
+    pub fn bytes(&self) -> &[u8] {
         self.bytes
     }
 
@@ -390,12 +521,7 @@ impl<'r, M: RingMemory> RecordGuard<'r, M> {
 
 impl<M: RingMemory> Drop for RecordGuard<'_, M> {
     fn drop(&mut self) {
-        self.cur.consumer_pos = self.pos + self.size;
-        self.cur.stats.records += 1;
-        self.cur.stats.bytes += self.size;
-        if self.cur.consumer_pos - self.cur.published_pos >= self.cur.batch {
-            publish(self.mem, self.cur);
-        }
+        release(self.mem, self.cur, self.pos, self.size);
     }
 }
 
@@ -498,8 +624,8 @@ impl RingMemory for ImageRing {
         self.data_size
     }
 
-    fn data(&self) -> &[u8] {
-        &self.image[self.data_offset..]
+    fn read_data(&self, offset: usize, out: &mut [u8]) {
+        copy_wrapped(&self.image[self.data_offset..], offset, out);
     }
 
     fn load_producer_pos(&self) -> u64 {

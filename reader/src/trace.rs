@@ -1,4 +1,4 @@
-//! Raw trace files (`reader --output FILE`, `reader show FILE`) and the
+//! Raw trace files (`reader -w FILE`, `reader show FILE`) and the
 //! detection of golden ring images.
 //!
 //! # Trace file format, version 1
@@ -18,6 +18,10 @@
 //!          cpus         u32 × nr_cpus, the rings drained
 //!          nr_pmus      u32      dynamic PMU types known when recording:
 //!          pmus         nr_pmus × (type u32, name_len u32, name bytes)
+//!          realtime_ns  i64      CLOCK_REALTIME − CLOCK_MONOTONIC when the
+//!                                recording started (wall-clock times,
+//!                                `-t`); absent from older files, whose
+//!                                header_len ends before it
 //! frames:  kind u32, cpu u32, len u64, then len bytes of payload:
 //!          1 RECORDS  the raw bytes of the valid records of one drain
 //!                     pass, back to back, exactly as in the ring
@@ -66,6 +70,9 @@ pub struct TraceHeader {
     pub cpus: Vec<u32>,
     /// Dynamic PMU types known when recording.
     pub pmus: PmuTypes,
+    /// `CLOCK_REALTIME` − `CLOCK_MONOTONIC` in ns when the recording
+    /// started, to show wall-clock times; `None` in older files.
+    pub realtime_offset_ns: Option<i64>,
 }
 
 /// A decoded trace file.
@@ -111,6 +118,9 @@ impl<W: Write> TraceWriter<W> {
             h.extend_from_slice(&t.to_le_bytes());
             h.extend_from_slice(&u32_len(name.len())?.to_le_bytes());
             h.extend_from_slice(name.as_bytes());
+        }
+        if let Some(offset) = header.realtime_offset_ns {
+            h.extend_from_slice(&offset.to_le_bytes());
         }
         let len = u32_len(h.len())?.to_le_bytes();
         h[16..20].copy_from_slice(&len);
@@ -258,6 +268,12 @@ pub fn read_trace(bytes: &[u8]) -> Result<Trace, Error> {
     if header_len < c.off || header_len > bytes.len() {
         return Err(Error::BadTrace(format!("bad header_len {header_len}")));
     }
+    // Older files end their header before the wall-clock offset.
+    let realtime_offset_ns = if header_len >= c.off + 8 {
+        Some(i64::from_le_bytes(c.u64("realtime_ns")?.to_le_bytes()))
+    } else {
+        None
+    };
     c.off = header_len;
     let mut msgs = Vec::new();
     let mut complete = false;
@@ -281,6 +297,7 @@ pub fn read_trace(bytes: &[u8]) -> Result<Trace, Error> {
             window_ns,
             cpus,
             pmus: PmuTypes::from_pairs(pmus),
+            realtime_offset_ns,
         },
         msgs,
         complete,
@@ -355,6 +372,7 @@ mod tests {
             window_ns: 7,
             cpus: vec![0, 3],
             pmus: PmuTypes::from_pairs([(8, "uprobe".to_owned())]),
+            realtime_offset_ns: Some(-1_700_000_000_123_456_789),
         };
         let msgs = vec![
             DrainMsg::Records {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The pipeline must fail loudly on bad input: each case below has to exit
 # non-zero with a one-line "error: ..." reason that names the problem.
+#   - a host command the scripts need that is missing from PATH
 #   - a tarball whose checksum is wrong
 #   - a patch whose context does not apply
 #   - a kernel option that does not stick after merging the fragments
@@ -33,6 +34,18 @@ expect_failure() {
 }
 
 stage "bad input must fail with a one-line reason"
+
+# A PATH that has every host command but rsync (make headers_install needs
+# it; a fresh machine lacks it).
+mkdir "$tmp/path"
+for d in ${PATH//:/ }; do
+	for f in "$d"/*; do
+		[ -x "$f" ] && [ "$(basename "$f")" != rsync ] && [ ! -e "$tmp/path/$(basename "$f")" ] &&
+			ln -s "$f" "$tmp/path/$(basename "$f")"
+	done
+done
+expect_failure "host command missing from PATH" "missing: 'rsync' \\(package rsync\\); run scripts/install-deps.sh" \
+	env PATH="$tmp/path" "$ANTINOMIE_ROOT/scripts/check-deps.sh"
 
 # A tarball with the pin's name but other bytes.
 head -c 4096 /dev/urandom >"$tmp/$KERNEL_ORIG_TARBALL"

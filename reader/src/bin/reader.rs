@@ -1,8 +1,9 @@
 //! `reader`: prints the `perf_event_open(2)` calls Antinomie captured.
 //!
 //! ```text
-//! reader [--follow] [--format text|json] [--output FILE] [--enable] [--device PATH] [--filter EXPR]
-//! reader show [--format text|json] [--filter EXPR] FILE...  # a trace file, or golden ring images
+//! reader [--follow] [--format text|json] [-o FILE] [-w TRACE] [--enable] [--device PATH] [--filter EXPR]
+//!        [-p PID] [--tid TID] [-t|-tt|-ttt|-r]
+//! reader show [--format text|json] [-o FILE] [--filter EXPR] FILE...  # a trace file, or golden ring images
 //! reader dump-rings DIR                       # each CPU's ring as DIR/cpuN.ring
 //! reader fields                               # the filter's fields
 //! reader diff [--match tid|order|auto] [--duration-ratio R] A B  # two runs, call by call
@@ -23,7 +24,7 @@ use antinomie_reader::decode::PmuTypes;
 use antinomie_reader::device::{Device, DEFAULT_DEVICE};
 use antinomie_reader::diff;
 use antinomie_reader::filter::{self, Filter};
-use antinomie_reader::output::{Format, WriterSink};
+use antinomie_reader::output::{Format, TimeStyle, WriterSink};
 use antinomie_reader::pipeline::{self, Assembler, DrainMsg, Mode, Recorder, Summary};
 use antinomie_reader::ring::{ImageRing, RingConsumer};
 use antinomie_reader::syscall;
@@ -73,6 +74,61 @@ struct CommonArgs {
     /// More diagnostics on stderr (repeat for more).
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
     verbose: u8,
+    /// Write the text or JSON lines to FILE instead of stdout (as
+    /// `strace -o` and `perf trace -o`).
+    #[arg(short = 'o', long = "output", value_name = "FILE", global = true)]
+    output: Option<PathBuf>,
+    /// Show each line's time as the wall-clock time of day (-t), with
+    /// microseconds (-tt), or as seconds since the epoch (-ttt), as strace
+    /// does; the default is `CLOCK_MONOTONIC` seconds.
+    #[arg(short = 't', action = clap::ArgAction::Count, global = true)]
+    timestamps: u8,
+    /// Show each line's time as the time since the previous line (as
+    /// `strace -r`).
+    #[arg(
+        short = 'r',
+        long = "relative-timestamps",
+        global = true,
+        conflicts_with = "timestamps"
+    )]
+    relative: bool,
+    /// Only the calls of process PID (repeat for more): shorthand for
+    /// `--filter 'pid in {PID}'`, and-ed with --filter.
+    #[arg(short = 'p', long = "pid", value_name = "PID", global = true)]
+    pids: Vec<u32>,
+    /// Only the calls of thread TID (repeat for more): shorthand for
+    /// `--filter 'tid in {TID}'`, and-ed with --filter.
+    #[arg(long = "tid", value_name = "TID", global = true)]
+    tids: Vec<u32>,
+}
+
+impl CommonArgs {
+    fn time_style(&self) -> Result<TimeStyle> {
+        Ok(match (self.relative, self.timestamps) {
+            (true, _) => TimeStyle::Relative,
+            (false, 0) => TimeStyle::Monotonic,
+            (false, 1) => TimeStyle::WallSeconds,
+            (false, 2) => TimeStyle::WallMicros,
+            (false, 3) => TimeStyle::Epoch,
+            (false, _) => bail!("-t can be given at most three times (-ttt)"),
+        })
+    }
+
+    /// The `--filter` the `-p`/`--tid` shorthands stand for.
+    fn id_filter(&self) -> Option<String> {
+        let set = |field: &str, ids: &[u32]| {
+            let ids: Vec<String> = ids.iter().map(u32::to_string).collect();
+            format!("{field} in {{{}}}", ids.join(", "))
+        };
+        let mut parts = Vec::new();
+        if !self.pids.is_empty() {
+            parts.push(set("pid", &self.pids));
+        }
+        if !self.tids.is_empty() {
+            parts.push(set("tid", &self.tids));
+        }
+        (!parts.is_empty()).then(|| parts.join(" && "))
+    }
 }
 
 #[derive(Debug, clap::Args)]
@@ -80,9 +136,10 @@ struct LiveArgs {
     /// Keep draining until SIGINT or SIGTERM, sleeping in `poll()`.
     #[arg(long)]
     follow: bool,
-    /// Also save the raw records to FILE (decode later with `reader show FILE`).
-    #[arg(long, value_name = "FILE")]
-    output: Option<PathBuf>,
+    /// Also save the raw records to FILE, a trace (decode it later with
+    /// `reader show FILE`), as `tcpdump -w` does.
+    #[arg(short = 'w', long = "write", value_name = "FILE")]
+    write: Option<PathBuf>,
     /// Switch capture on if it is off.
     #[arg(long)]
     enable: bool,
@@ -193,7 +250,7 @@ fn diff_runs(
     run_b: &Path,
     matching: MatchArg,
     ratio: Option<f64>,
-    format: FormatArg,
+    common: &CommonArgs,
 ) -> ExitCode {
     let runs = diff::load(run_a).and_then(|ra| Ok((ra, diff::load(run_b)?)));
     let (ra, rb) = match runs {
@@ -213,8 +270,18 @@ fn diff_runs(
         duration_ratio: ratio,
     };
     let report = diff::diff(&ra, &rb, &opts);
-    let mut out = BufWriter::new(io::stdout().lock());
-    let written = match format {
+    let out: Box<dyn Write> = match &common.output {
+        Some(path) => match File::create(path) {
+            Ok(f) => Box::new(f),
+            Err(e) => {
+                eprintln!("reader: diff: creating {}: {e}", path.display());
+                return ExitCode::from(2);
+            }
+        },
+        None => Box::new(io::stdout().lock()),
+    };
+    let mut out = BufWriter::new(out);
+    let written = match common.format {
         FormatArg::Text => report.write_text(&mut out),
         FormatArg::Json => report.write_json(&mut out),
     };
@@ -230,12 +297,23 @@ fn diff_runs(
 /// Exit status of a rejected filter, as for other usage errors.
 const BAD_FILTER: u8 = 2;
 
-/// Parses a `--filter`, or explains why not on stderr.
-fn parse_filter(src: Option<&str>) -> Result<Option<Filter>, ExitCode> {
-    let Some(src) = src else {
-        return Ok(None);
+/// Parses a `--filter`, and-ed with what `-p`/`--tid` stand for, or
+/// explains why not on stderr.
+fn parse_filter(src: Option<&str>, ids: Option<String>) -> Result<Option<Filter>, ExitCode> {
+    // The user's own expression alone first, so that an error points into it.
+    if let (Some(user), Some(_)) = (src, &ids) {
+        if let Err(e) = Filter::parse(user) {
+            eprintln!("reader: bad filter: {e}");
+            return Err(ExitCode::from(BAD_FILTER));
+        }
+    }
+    let src = match (src, ids) {
+        (None, None) => return Ok(None),
+        (Some(user), None) => user.to_owned(),
+        (None, Some(ids)) => ids,
+        (Some(user), Some(ids)) => format!("({user}) && {ids}"),
     };
-    match Filter::parse(src) {
+    match Filter::parse(&src) {
         Ok(f) => {
             tracing::info!("filter: {}", f.canonical());
             Ok(Some(f))
@@ -256,7 +334,7 @@ fn main() -> ExitCode {
         Some(Command::Show { filter, .. }) => filter.as_deref(),
         Some(_) => None,
     };
-    let filter = match parse_filter(src) {
+    let filter = match parse_filter(src, cli.common.id_filter()) {
         Ok(f) => f,
         Err(code) => return code,
     };
@@ -283,7 +361,7 @@ fn run(cli: Cli, filter: Option<Filter>) -> Result<ExitCode> {
             b,
             matching,
             duration_ratio,
-        }) => return Ok(diff_runs(&a, &b, matching, duration_ratio, common.format)),
+        }) => return Ok(diff_runs(&a, &b, matching, duration_ratio, &common)),
         Some(Command::Fields) => {
             print_stdout(&filter::fields_text())?;
             return Ok(ExitCode::SUCCESS);
@@ -314,17 +392,48 @@ fn run(cli: Cli, filter: Option<Filter>) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn stdout_sink(
-    format: FormatArg,
+/// The sink of the text or JSON lines: stdout, or the `-o` file.
+/// `realtime_offset_ns` (`CLOCK_REALTIME` − `CLOCK_MONOTONIC`) is what
+/// `-t`, `-tt` and `-ttt` need.
+fn line_sink(
+    common: &CommonArgs,
     pmus: PmuTypes,
     follow: bool,
-) -> WriterSink<BufWriter<io::Stdout>> {
-    WriterSink::new(
-        BufWriter::with_capacity(64 * 1024, io::stdout()),
-        format.into(),
+    realtime_offset_ns: Option<i64>,
+) -> Result<WriterSink<BufWriter<Box<dyn Write>>>> {
+    let style = common.time_style()?;
+    let offset = match (style.needs_wall_clock(), realtime_offset_ns) {
+        (false, _) => 0,
+        (true, Some(offset)) => offset,
+        (true, None) => bail!(
+            "-t, -tt and -ttt need the wall clock of the recording, which ring images \
+             and traces of older readers do not hold (-r and the default time work)"
+        ),
+    };
+    let out: Box<dyn Write> = match &common.output {
+        Some(path) => {
+            Box::new(File::create(path).with_context(|| format!("creating {}", path.display()))?)
+        }
+        None => Box::new(io::stdout()),
+    };
+    Ok(WriterSink::new(
+        BufWriter::with_capacity(64 * 1024, out),
+        common.format.into(),
         pmus,
         follow,
     )
+    .with_time_style(style, offset))
+}
+
+/// `CLOCK_REALTIME` − `CLOCK_MONOTONIC` now, in ns: turns record times
+/// into wall-clock times.
+fn realtime_offset_ns() -> i64 {
+    let ns = |t: rustix::time::Timespec| t.tv_sec * 1_000_000_000 + t.tv_nsec;
+    let mono = ns(rustix::time::clock_gettime(
+        rustix::time::ClockId::Monotonic,
+    ));
+    let real = ns(rustix::time::clock_gettime(rustix::time::ClockId::Realtime));
+    real - mono
 }
 
 /// Writes `text` to stdout; a closed pipe is not an error.
@@ -351,7 +460,8 @@ fn live(args: &LiveArgs, common: &CommonArgs, filter: Option<Filter>) -> Result<
     }
     let pmus = PmuTypes::from_sysfs(&args.sysfs);
     let window_ns = args.reorder_window_ms.saturating_mul(1_000_000);
-    let mut writer = match &args.output {
+    let realtime_offset_ns = realtime_offset_ns();
+    let mut writer = match &args.write {
         Some(path) => {
             let f = File::create(path).with_context(|| format!("creating {}", path.display()))?;
             let header = TraceHeader {
@@ -359,6 +469,7 @@ fn live(args: &LiveArgs, common: &CommonArgs, filter: Option<Filter>) -> Result<
                 window_ns,
                 cpus: cpus.clone(),
                 pmus: pmus.clone(),
+                realtime_offset_ns: Some(realtime_offset_ns),
             };
             Some(TraceWriter::new(BufWriter::new(f), &header).context("writing the trace header")?)
         }
@@ -371,7 +482,7 @@ fn live(args: &LiveArgs, common: &CommonArgs, filter: Option<Filter>) -> Result<
     } else {
         Mode::Once
     };
-    let mut sink = stdout_sink(common.format, pmus.clone(), args.follow);
+    let mut sink = line_sink(common, pmus.clone(), args.follow, Some(realtime_offset_ns))?;
     let mut assembler = Assembler::new(&cpus, window_ns, &mut sink);
     if let Some(f) = filter {
         assembler.set_filter(Box::new(f.with_pmus(pmus)));
@@ -424,7 +535,8 @@ fn show(
             })?);
         }
     }
-    let (cpus, window_ns, pmus, msgs) = match (traces.len(), images.is_empty()) {
+    let (cpus, window_ns, pmus, realtime_offset_ns, msgs) = match (traces.len(), images.is_empty())
+    {
         (1, true) => {
             let t = traces.remove(0);
             if !t.complete {
@@ -434,15 +546,21 @@ fn show(
             if !pmu.is_empty() {
                 pmus = parse_pmus(pmu)?;
             }
-            (t.header.cpus, t.header.window_ns, pmus, t.msgs)
+            (
+                t.header.cpus,
+                t.header.window_ns,
+                pmus,
+                t.header.realtime_offset_ns,
+                t.msgs,
+            )
         }
         (0, false) => {
             let (cpus, msgs) = drain_images(images)?;
-            (cpus, 0, parse_pmus(pmu)?, msgs)
+            (cpus, 0, parse_pmus(pmu)?, None, msgs)
         }
         _ => bail!("give one trace file, or one or more ring images (not both)"),
     };
-    let mut sink = stdout_sink(common.format, pmus.clone(), false);
+    let mut sink = line_sink(common, pmus.clone(), false, realtime_offset_ns)?;
     let mut assembler = Assembler::new(&cpus, window_ns, &mut sink);
     if let Some(f) = filter {
         assembler.set_filter(Box::new(f.with_pmus(pmus)));

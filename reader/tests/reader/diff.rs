@@ -347,6 +347,7 @@ fn a_real_trace_against_its_json() {
         window_ns: antinomie_reader::pipeline::DEFAULT_WINDOW_NS,
         cpus: (0..u32::try_from(images.len()).unwrap()).collect(),
         pmus: PmuTypes::none(),
+        realtime_offset_ns: None,
     };
     let mut writer = TraceWriter::new(Vec::new(), &header).unwrap();
     run_images(&images, Format::Json, &header.pmus, Some(&mut writer));

@@ -131,6 +131,7 @@ fn record_trace(images: &[Vec<u8>], format: Format) -> (Vec<u8>, String) {
         window_ns: antinomie_reader::pipeline::DEFAULT_WINDOW_NS,
         cpus: vec![0, 1],
         pmus: PmuTypes::from_pairs([(9, "kprobe".to_owned())]),
+        realtime_offset_ns: None,
     };
     let mut w = TraceWriter::new(Vec::new(), &header).unwrap();
     let (out, _) = run_images(images, format, &header.pmus, Some(&mut w));

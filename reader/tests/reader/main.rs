@@ -1,6 +1,7 @@
 //! The reader's integration tests: one binary, one module per area.
 //!
 //! * `ring`: wrap-around in byte images, corrupt records.
+//! * `cli`: the binary's strace-like options (`-o`, `-p`, `--tid`, `-t`, `-r`).
 //! * `pipeline`: cross-CPU pairing, unfinished calls, LOST records, the
 //!   summary's produced = consumed + lost check.
 //! * `decode`: the attr table against the real uapi header, every member
@@ -19,6 +20,7 @@
 
 mod support;
 
+mod cli;
 mod decode;
 mod diff;
 mod filter;

@@ -1,7 +1,7 @@
 //! `antinomie-e2e filters`: the Syscall Trace filter, end to end.
 //!
 //! Runs `reader show FILES --filter EXPR` (the real CLI, on the trace the
-//! guest's `reader --follow --output` saved, or on ring images) for many
+//! guest's `reader --follow -w` saved, or on ring images) for many
 //! filters and checks that each prints exactly the calls it must:
 //!
 //! * the calls' ground truth is the comparator's model (`derive()`): every

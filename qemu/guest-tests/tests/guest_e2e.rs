@@ -1,17 +1,56 @@
-//! The golden ring images captured in the guest (`tests/data/guest/NAME/`,
-//! written by `scripts/capture-golden.sh`), checked against the log of the
-//! workload that made them: `reader show --format json` of the images, and
-//! the committed `expected.jsonl`, must both agree field by field with what
-//! `antinomie-e2e compare` derives from `workload.jsonl` (every call for
-//! `compare: exact`, the shown ones for `compare: --subset`). The byte-exact
-//! `expected.txt`/`expected.jsonl` themselves are checked by the `reader`
-//! test's `golden` module.
+//! The golden ring images captured in the guest
+//! (`reader/tests/data/guest/NAME/`, written by `scripts/capture-golden.sh`),
+//! checked against the log of the workload that made them: `reader show
+//! --format json` of the images, and the committed `expected.jsonl`, must
+//! both agree field by field with what `antinomie-e2e compare` derives from
+//! `workload.jsonl` (every call for `compare: exact`, the shown ones for
+//! `compare: --subset`). The byte-exact `expected.txt`/`expected.jsonl`
+//! themselves are checked by the reader crate's `golden` test.
+//!
+//! The reader is another crate of the workspace, so Cargo does not hand
+//! this test its binary: [`reader_bin`] asks Cargo to build it (a no-op
+//! when `cargo test --workspace` already did) and takes the path Cargo
+//! reports.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
+
+/// The `reader` binary of this workspace, built by Cargo for this run.
+fn reader_bin() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let out = Command::new(env!("CARGO"))
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args([
+                "build",
+                "--locked",
+                "--quiet",
+                "--package",
+                "antinomie-reader",
+                "--bin",
+                "reader",
+                "--message-format",
+                "json",
+            ])
+            .output()
+            .expect("cannot run cargo to build the reader");
+        assert!(
+            out.status.success(),
+            "cargo build of the reader failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "reader")
+            .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+            .expect("cargo reported no reader executable")
+    })
+}
 
 fn guest_dirs() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/guest");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../reader/tests/data/guest");
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
         .map(|d| {
             d.map(|e| e.unwrap().path())
@@ -78,12 +117,12 @@ fn guest_images_decode_to_what_the_workload_did() {
     let dirs = guest_dirs();
     assert!(
         !dirs.is_empty(),
-        "no guest golden images under tests/data/guest"
+        "no guest golden images under reader/tests/data/guest"
     );
     for dir in dirs {
         let rings = ring_images(&dir);
         assert!(!rings.is_empty(), "{}: no ring images", dir.display());
-        let shown = Command::new(env!("CARGO_BIN_EXE_reader"))
+        let shown = Command::new(reader_bin())
             .args(["show", "--format", "json", "--no-summary"])
             .args(&rings)
             .output()
@@ -124,7 +163,7 @@ fn filters_select_what_the_workload_did() {
             .arg("filters")
             .args(lossy.then_some("--lossy"))
             .arg("--reader")
-            .arg(env!("CARGO_BIN_EXE_reader"))
+            .arg(reader_bin())
             .arg("--workload")
             .arg(dir.join("workload.jsonl"))
             // The workload's `unknown-type` call (type 999) gets the
@@ -152,7 +191,7 @@ fn filters_select_what_the_workload_did() {
 #[test]
 fn diff_check_finds_the_changed_calls() {
     use serde_json::{json, Value};
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/guest/basic");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../reader/tests/data/guest/basic");
     let tmp = std::env::temp_dir().join(format!("antinomie-diffcheck-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).unwrap();
     let lines = |p: &Path| -> Vec<Value> {
@@ -194,7 +233,7 @@ fn diff_check_finds_the_changed_calls() {
         write("reader-b.jsonl", &shown),
     );
     let diff = |a: &Path, b: &Path, name: &str| {
-        let out = Command::new(env!("CARGO_BIN_EXE_reader"))
+        let out = Command::new(reader_bin())
             .args(["diff", "--format", "json"])
             .args([a, b])
             .output()

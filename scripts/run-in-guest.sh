@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# Run any program in the QEMU guest under capture and bring everything back
+# to the host: boots the patched kernel with PROGRAM (static or dynamic: its
+# shared libraries and loader are copied in) and every --add DIR in the
+# image, starts `reader --enable --follow -w TRACE` before the program, runs
+# it, stops the reader, and writes to --out DIR:
+#
+#   trace.antinomie   the raw trace (decode again with `reader show`)
+#   reader.txt        what the live reader printed (text, or as --reader-args say)
+#   reader.jsonl      the whole trace as JSON Lines, decoded on the host
+#   reader.stderr     the reader's summary (calls, per-CPU produced/consumed/lost)
+#   stdout, stderr    the program's
+#   status            the program's exit status
+#   console.log       the guest's serial console
+#
+# Results come back on a raw virtio disk: the guest writes one tar stream
+# straight to /dev/vda and the host unpacks the disk image with tar, then
+# checks every file against the guest's SHA256SUMS. No filesystem on either
+# side (the guest kernel needs none), no network, no 9p server; a disk is
+# as fast as the guest can write memory.
+#
+# usage: scripts/run-in-guest.sh [options] -- PROGRAM [ARGS...]
+#   --variant NAME       kernel variant to boot (default: normal)
+#   --kernel BZIMAGE     boot this kernel instead
+#   --reader-args 'ARGS' extra arguments of the guest's `reader --follow`
+#                        (e.g. '--filter "ret < 0"' or '--format json')
+#   --add DIR            copy DIR over the image root (repeat for more)
+#   --out DIR            where the results go (default: ./antinomie-run)
+#   --append ARGS        kernel command line (e.g. antinomie.ring_size=4M)
+#   --timeout SECS       stop a guest that runs longer (default: 900)
+#   --mem SIZE           guest memory (default: 2G); results are staged in
+#                        the guest's tmpfs, which holds at most half of it
+#   --disk-size SIZE     the results disk (default: 2G, a sparse file)
+# Exit status: the program's; 125 when the run itself failed (no results).
+# The capture summary (calls, lost) is printed last.
+. "$(dirname "$0")/lib.sh"
+
+variant=normal kernel="" reader_args="" out=./antinomie-run append=""
+timeout_s=900 mem=2G disk_size=2G adds=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--) ;;
+	--*) [ $# -ge 2 ] || die "$1 needs a value" ;;
+	esac
+	case "$1" in
+	--variant) variant=$2; shift ;;
+	--kernel) kernel=$2; shift ;;
+	--reader-args) reader_args=$2; shift ;;
+	--add) adds+=("$2"); shift ;;
+	--out) out=$2; shift ;;
+	--append) append=$2; shift ;;
+	--timeout) timeout_s=$2; shift ;;
+	--mem) mem=$2; shift ;;
+	--disk-size) disk_size=$2; shift ;;
+	--) shift; break ;;
+	*) die "unknown option $1 (see the header of $0)" ;;
+	esac
+	shift
+done
+[ $# -ge 1 ] || die "usage: $0 [options] -- PROGRAM [ARGS...]"
+need_cmd tar sha256sum truncate
+for d in "${adds[@]}"; do
+	[ -d "$d" ] || die "--add $d: not a directory"
+done
+if [ -z "$kernel" ]; then
+	kernel=$ANTINOMIE_CACHE/kernels/$variant/arch/x86/boot/bzImage
+	[ -f "$kernel" ] || die "no '$variant' kernel at $kernel (run scripts/build-kernel.sh $variant)"
+fi
+[ -f "$kernel" ] || die "no kernel at $kernel"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/antinomie-run.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+# Nothing of an earlier run may pass for this one's.
+rm -f "$out"/{trace.antinomie,reader.txt,reader.jsonl,reader.stderr,reader.status,stdout,stderr,status,SHA256SUMS,console.log}
+
+stage "laying $1 into the image"
+extra=$work/extra
+"$ANTINOMIE_ROOT/qemu/add-program.sh" "$extra" "$1"
+for d in "${adds[@]}"; do
+	cp -a "$d"/. "$extra"/
+done
+mkdir -p "$extra/etc/antinomie/run"
+# The command line, each word single-quoted for the guest's sh.
+quote() { printf "'%s'" "${1//\'/\'\\\'\'}"; }
+{
+	echo "#!/bin/sh"
+	printf 'exec %s' "$(quote "/usr/local/bin/$(basename "$1")")"
+	shift
+	for a in "$@"; do printf ' %s' "$(quote "$a")"; done
+	echo
+} >"$extra/etc/antinomie/run/program"
+chmod 0755 "$extra/etc/antinomie/run/program"
+printf '%s\n' "$reader_args" >"$extra/etc/antinomie/run/reader-args"
+img=$("$ANTINOMIE_ROOT/qemu/build-initramfs.sh" --out "$work/run.cpio.gz" "$extra" | tail -n1)
+
+stage "results disk: $disk_size (sparse)"
+truncate -s "$disk_size" "$work/results.img" || die "cannot create the results disk"
+
+rc=0
+"$ANTINOMIE_ROOT/qemu/run.sh" --kernel "$kernel" --initrd "$img" --scenario run \
+	--console scenario --log "$out/console.log" --timeout "$timeout_s" --mem "$mem" \
+	--append "$append" \
+	--qemu-arg -drive --qemu-arg "file=$work/results.img,format=raw,if=none,id=results,cache=unsafe" \
+	--qemu-arg -device --qemu-arg "virtio-blk-pci,drive=results" || rc=$?
+if [ $rc -ne 0 ]; then
+	printf 'error: %s: the guest run failed (see above and %s)\n' "$ANTINOMIE_PROG" "$out/console.log" >&2
+	exit 125
+fi
+
+stage "unpacking and checking the results"
+t0=$(date +%s%N)
+tar -xf "$work/results.img" -C "$out" ||
+	{ printf 'error: %s: the results disk holds no readable tar archive\n' "$ANTINOMIE_PROG" >&2; exit 125; }
+(cd "$out" && sha256sum --quiet -c SHA256SUMS) ||
+	{ printf 'error: %s: a result does not match the sha256 the guest wrote\n' "$ANTINOMIE_PROG" >&2; exit 125; }
+ms=$((($(date +%s%N) - t0) / 1000000))
+info "$(wc -l <"$out/SHA256SUMS") files, $(du -sk "$out/trace.antinomie" | cut -f1) KiB of trace, sha256 verified, ${ms} ms to unpack and check"
+
+stage "decoding the trace on the host (reader show --format json)"
+reader=$ANTINOMIE_ROOT/target/x86_64-unknown-linux-gnu/release/reader
+"$reader" show "$out/trace.antinomie" --format json --no-summary >"$out/reader.jsonl" ||
+	{ printf 'error: %s: reader show failed on the trace\n' "$ANTINOMIE_PROG" >&2; exit 125; }
+info "$(wc -l <"$out/reader.jsonl") calls in $out/reader.jsonl"
+
+status=$(cat "$out/status")
+stage "results in $out; the program exited with status $status; capture summary:"
+sed 's/^/    /' "$out/reader.stderr"
+exit "$status"

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# scripts/run-in-guest.sh as a user runs it:
+#   1. a dynamically linked host program (strace -V): its libraries come
+#      along, its output and status 0 come back;
+#   2. a failing program (the host's dynamic `false`): status 1 becomes the
+#      command's;
+#   3. the kernel's perf_events selftests (--add of their directory, run by
+#      a script): the trace comes back checked by sha256, `reader show`
+#      decodes it on the host, and every perf_event_open the tests made
+#      (their witness log) is in it.
+# Needs the normal kernel, the guest binaries and the selftests (the test
+# command makes them).
+. "$(dirname "$0")/../lib.sh"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+rig=$ANTINOMIE_ROOT/scripts/run-in-guest.sh
+reader=$ANTINOMIE_ROOT/target/x86_64-unknown-linux-gnu/release/reader
+selftests=$ANTINOMIE_CACHE/selftests/root
+[ -d "$selftests/opt/selftests/perf_events" ] || die "no perf_events selftests in $selftests (run scripts/build-selftests.sh)"
+
+stage "[1] a dynamic host program: strace -V"
+"$rig" --out "$tmp/strace" -- strace -V || die "[1] run-in-guest.sh -- strace -V failed"
+grep -q '^strace -- version' "$tmp/strace/stdout" ||
+	die "[1] strace -V printed no version: $(head -c 200 "$tmp/strace/stdout")"
+info "guest said: $(head -n1 "$tmp/strace/stdout")"
+
+stage "[2] a failing program: its status is the command's"
+rc=0
+"$rig" --out "$tmp/false" -- false || rc=$?
+[ $rc -eq 1 ] || die "[2] run-in-guest.sh -- false exited $rc, not 1"
+
+stage "[3] the kernel's perf_events selftests, their trace decoded on the host"
+mkdir -p "$tmp/tests"
+cat >"$tmp/tests/perf-selftests" <<'SH'
+#!/bin/sh
+# Every perf_events selftest, each perf_event_open logged by the witness.
+export ANTINOMIE_WITNESS=/root/witness.log
+for t in /opt/selftests/perf_events/*; do
+	[ -x "$t" ] || continue
+	echo "== $t"
+	"$t"
+	echo "== $t: exit $?"
+done
+cat /root/witness.log >&2
+SH
+chmod +x "$tmp/tests/perf-selftests"
+rc=0
+"$rig" --add "$selftests" --out "$tmp/selftests" --timeout 900 -- "$tmp/tests/perf-selftests" || rc=$?
+[ $rc -eq 0 ] || die "[3] the selftests run failed (exit $rc)"
+"$reader" show "$tmp/selftests/trace.antinomie" --no-summary >"$tmp/selftests.txt" ||
+	die "[3] reader show cannot decode the trace that came back"
+made=$(grep -cE '^tid=[0-9]+ ret=' "$tmp/selftests/stderr" || true)
+shown=$(grep -c 'perf_event_open(' "$tmp/selftests.txt" || true)
+info "the selftests made $made perf_event_open calls (witness); the trace holds $shown"
+[ "$made" -gt 0 ] || die "[3] the witness logged no perf_event_open call"
+[ "$shown" -ge "$made" ] || die "[3] the trace holds $shown calls, fewer than the $made the selftests made"
+stage "run-in-guest passed"
