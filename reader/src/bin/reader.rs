@@ -252,6 +252,16 @@ fn diff_runs(
     ratio: Option<f64>,
     common: &CommonArgs,
 ) -> ExitCode {
+    // Pids, tids and times differ between runs: these options cannot
+    // select or show anything comparable.
+    if !common.pids.is_empty()
+        || !common.tids.is_empty()
+        || common.timestamps > 0
+        || common.relative
+    {
+        eprintln!("reader: diff: -p, --tid, -t and -r do not apply to diff (pids, tids and times differ between runs)");
+        return ExitCode::from(2);
+    }
     let runs = diff::load(run_a).and_then(|ra| Ok((ra, diff::load(run_b)?)));
     let (ra, rb) = match runs {
         Ok(runs) => runs,

@@ -141,6 +141,22 @@ fn equal_runs_exit_0() {
     assert_eq!(d.summary["matched_by"], "tid");
     assert_eq!(d.summary["calls"]["compared"], 16);
     assert_eq!(d.summary["calls"]["differing"], 0);
+    // -o FILE: the same report in FILE, nothing on stdout.
+    let report = tmp.0.join("report.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_reader"))
+        .args(["diff", "--format", "json", "-o"])
+        .arg(&report)
+        .arg(&a)
+        .arg(&a)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.is_empty());
+    let saved: Value =
+        serde_json::from_str(std::fs::read_to_string(&report).unwrap().trim()).unwrap();
+    assert_eq!(saved, d.summary);
+    // Options that cannot apply to two runs are refused.
+    assert_eq!(diff(&a, &a, &["-p", "100"]).code, Some(2));
 }
 
 #[test]
