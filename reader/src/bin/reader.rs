@@ -187,7 +187,7 @@ enum Command {
         /// Run B.
         b: PathBuf,
         /// How threads are paired: by tid, by spawn order (pid, then tid
-        /// ranks), or auto (tid when both runs have the same tids).
+        /// ranks), or auto (tid when both runs have the same threads).
         #[arg(long = "match", value_enum, default_value_t = MatchArg::Auto)]
         matching: MatchArg,
         /// Also compare durations: report a call whose slower run took

@@ -394,3 +394,17 @@ fn a_real_trace_against_its_json() {
     assert_eq!(x["a"]["call_id"], lines[k]["call_id"]);
     assert_eq!(x["a"]["tid"], lines[k]["tid"]);
 }
+
+#[test]
+fn a_tid_reused_in_another_process_is_another_thread() {
+    let tmp = Scratch::new("reuse");
+    let mut ra = run(100, &[100, 101], 2);
+    // Process 100 exited; process 200 got thread id 101 again.
+    ra.extend(run(200, &[200, 101], 30));
+    let a = tmp.write("a.jsonl", &ra);
+    let d = diff(&a, &a, &[]);
+    assert_eq!(d.code, Some(0), "{:?}", d.differences);
+    assert_eq!(d.summary["threads"]["a"], 4);
+    assert_eq!(d.summary["threads"]["matched"], 4);
+    assert_eq!(d.summary["calls"]["compared"], 32);
+}
