@@ -28,13 +28,23 @@ copy_file() {
 
 for prog in "$@"; do
 	path=$prog
-	[[ "$prog" == */* ]] || path=$(command -v "$prog" 2>/dev/null) ||
+	# type -P: a file on PATH, never a shell builtin of the same name (false).
+	[[ "$prog" == */* ]] || path=$(type -P "$prog") ||
 		die "program '$prog' not found on PATH"
 	[ -f "$path" ] && [ -x "$path" ] || die "program '$prog' is not an executable file"
 	name=$(basename "$path")
 	cp -L "$path" "$root/usr/local/bin/$name" || die "cannot copy $path"
+	if [ "$(head -c 2 "$path")" = '#!' ]; then
+		shebang=$(head -n1 "$path" | cut -c3- | awk '{print $1}')
+		case "$shebang" in
+		/bin/sh | /bin/ash | /usr/bin/env) info "$name: script for $shebang (the image's busybox)" ;;
+		*) info "$name: script for $shebang, which must be in the image (--add a directory with it)" ;;
+		esac
+		continue
+	fi
 	interp=$(LC_ALL=C readelf -l "$path" 2>/dev/null |
-		sed -n 's/.*Requesting program interpreter: \(.*\)]$/\1/p')
+		sed -n 's/.*Requesting program interpreter: \(.*\)]$/\1/p') ||
+		die "$name is neither a script nor an ELF executable"
 	if [ -z "$interp" ]; then
 		info "$name: static"
 		continue

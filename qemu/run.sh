@@ -78,13 +78,33 @@ sys.stdout.buffer.write(b)" >"$bios"
 	rm -f "$bios"
 	[ $rc -eq 85 ]
 }
+# A vCPU that runs real-mode code can still hang a Linux boot (seen here:
+# the BIOS probe passed, the kernel never reached userspace). So KVM must
+# also boot this kernel to userspace, where guest-exit reports through
+# isa-debug-exit; the verdict holds until the host reboots.
+kvm_boots_linux() {
+	local verdict=$ANTINOMIE_CACHE/kvm-verdict.$(cat /proc/sys/kernel/random/boot_id 2>/dev/null || echo unknown)
+	if [ -f "$verdict" ]; then
+		[ "$(cat "$verdict")" = yes ]
+		return
+	fi
+	local rc=0
+	(timeout 30 qemu-system-x86_64 -accel kvm -cpu host -smp 4 -m 1G -nodefaults \
+		-display none -no-reboot -monitor none -serial none \
+		-kernel "$kernel" -initrd "$initrd" -device isa-debug-exit,iobase=0xf4,iosize=0x04 \
+		-append "console=ttyS0 panic=-1 rdinit=/bin/guest-exit -- 41"
+	exit $?) >/dev/null 2>&1 </dev/null || rc=$?
+	mkdir -p "$ANTINOMIE_CACHE"
+	if [ $rc -eq 85 ]; then echo yes; else echo no; fi >"$verdict"
+	[ $rc -eq 85 ]
+}
 case "$accel" in
 auto)
-	if kvm_works; then
+	if kvm_works && kvm_boots_linux; then
 		accel=kvm
 	else
 		accel=tcg
-		info "KVM is not usable here (probe guest failed); using TCG"
+		info "KVM is not usable here (probe guests failed); using TCG"
 	fi
 	;;
 kvm | tcg) ;;

@@ -35,6 +35,14 @@
 # The capture summary (calls, lost) is printed last.
 . "$(dirname "$0")/lib.sh"
 
+# The program's status is this command's, so the run's own failures must
+# not look like one: they exit 125 (as git bisect run's "cannot test").
+die() {
+	printf 'error: %s: %s\n' "$ANTINOMIE_PROG" "$*" >&2
+	exit 125
+}
+trap 'die "failed at line $LINENO"' ERR
+
 variant=normal kernel="" reader_args="" out=./antinomie-run append=""
 timeout_s=900 mem=2G disk_size=2G adds=()
 while [ $# -gt 0 ]; do
@@ -77,7 +85,7 @@ rm -f "$out"/{trace.antinomie,reader.txt,reader.jsonl,reader.stderr,reader.statu
 
 stage "laying $1 into the image"
 extra=$work/extra
-"$ANTINOMIE_ROOT/qemu/add-program.sh" "$extra" "$1"
+"$ANTINOMIE_ROOT/qemu/add-program.sh" "$extra" "$1" || die "cannot lay $1 into the image"
 for d in "${adds[@]}"; do
 	cp -a "$d"/. "$extra"/
 done
@@ -93,7 +101,8 @@ quote() { printf "'%s'" "${1//\'/\'\\\'\'}"; }
 } >"$extra/etc/antinomie/run/program"
 chmod 0755 "$extra/etc/antinomie/run/program"
 printf '%s\n' "$reader_args" >"$extra/etc/antinomie/run/reader-args"
-img=$("$ANTINOMIE_ROOT/qemu/build-initramfs.sh" --out "$work/run.cpio.gz" "$extra" | tail -n1)
+img=$("$ANTINOMIE_ROOT/qemu/build-initramfs.sh" --out "$work/run.cpio.gz" "$extra" | tail -n1) ||
+	die "building the guest image failed"
 
 stage "results disk: $disk_size (sparse)"
 truncate -s "$disk_size" "$work/results.img" || die "cannot create the results disk"
@@ -104,24 +113,19 @@ rc=0
 	--append "$append" \
 	--qemu-arg -drive --qemu-arg "file=$work/results.img,format=raw,if=none,id=results,cache=unsafe" \
 	--qemu-arg -device --qemu-arg "virtio-blk-pci,drive=results" || rc=$?
-if [ $rc -ne 0 ]; then
-	printf 'error: %s: the guest run failed (see above and %s)\n' "$ANTINOMIE_PROG" "$out/console.log" >&2
-	exit 125
-fi
+[ $rc -eq 0 ] || die "the guest run failed (see above and $out/console.log)"
 
 stage "unpacking and checking the results"
 t0=$(date +%s%N)
-tar -xf "$work/results.img" -C "$out" ||
-	{ printf 'error: %s: the results disk holds no readable tar archive\n' "$ANTINOMIE_PROG" >&2; exit 125; }
-(cd "$out" && sha256sum --quiet -c SHA256SUMS) ||
-	{ printf 'error: %s: a result does not match the sha256 the guest wrote\n' "$ANTINOMIE_PROG" >&2; exit 125; }
+tar -xf "$work/results.img" -C "$out" || die "the results disk holds no readable tar archive"
+(cd "$out" && sha256sum --quiet -c SHA256SUMS) || die "a result does not match the sha256 the guest wrote"
 ms=$((($(date +%s%N) - t0) / 1000000))
 info "$(wc -l <"$out/SHA256SUMS") files, $(du -sk "$out/trace.antinomie" | cut -f1) KiB of trace, sha256 verified, ${ms} ms to unpack and check"
 
 stage "decoding the trace on the host (reader show --format json)"
 reader=$ANTINOMIE_ROOT/target/x86_64-unknown-linux-gnu/release/reader
 "$reader" show "$out/trace.antinomie" --format json --no-summary >"$out/reader.jsonl" ||
-	{ printf 'error: %s: reader show failed on the trace\n' "$ANTINOMIE_PROG" >&2; exit 125; }
+	die "reader show failed on the trace"
 info "$(wc -l <"$out/reader.jsonl") calls in $out/reader.jsonl"
 
 status=$(cat "$out/status")

@@ -30,6 +30,7 @@ pub mod device;
 pub mod diff;
 mod error;
 pub mod filter;
+mod jsonl;
 pub mod output;
 pub mod pipeline;
 pub mod record;

@@ -37,10 +37,10 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use antinomie_abi as abi;
-use serde::ser::{SerializeMap, Serializer as _};
 
-use crate::call::{lost_reason, Call, CallState, Value, CALL_FIELDS, LOST_FIELDS};
-use crate::decode::{attr, names, AttrView, PmuTypes, Repr, ATTR_MEMBERS};
+use crate::call::{lost_reason, Call, CallState};
+use crate::decode::{attr, names, AttrView, PmuTypes};
+use crate::jsonl;
 use crate::pipeline::Sink;
 use crate::record::LostRecord;
 
@@ -332,86 +332,14 @@ pub fn lost_text_stamped(l: &LostRecord, stamp: &str) -> String {
     )
 }
 
-/// JSON value of a member: a bool for one-bit flags, a signed number for
-/// signed members, else an unsigned number.
-fn member_json(view: &AttrView<'_>, m: &attr::AttrMember) -> Option<serde_json::Value> {
-    if m.is_signed() {
-        return view.signed(m).map(serde_json::Value::from);
-    }
-    let v = view.raw(m)?;
-    Some(match (m.repr, m.bits) {
-        (Repr::Bit, Some((_, 1))) => serde_json::Value::Bool(v != 0),
-        _ => serde_json::Value::from(v),
-    })
-}
-
-struct AttrJson<'a, 'p> {
-    view: AttrView<'a>,
-    pmus: &'p PmuTypes,
-    names: bool,
-}
-
-impl serde::Serialize for AttrJson<'_, '_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(None)?;
-        for m in ATTR_MEMBERS {
-            if !self.view.applies(m, self.pmus) {
-                continue;
-            }
-            if self.names {
-                if m.repr.is_symbolic() {
-                    if let Some(r) = self.view.render(m, self.pmus) {
-                        map.serialize_entry(m.name, &r)?;
-                    }
-                }
-            } else if let Some(v) = member_json(&self.view, m) {
-                map.serialize_entry(m.name, &v)?;
-            }
-        }
-        map.end()
-    }
-}
-
-struct ValueJson<'a, 'p>(&'a Value<'a>, &'p PmuTypes);
-
-impl serde::Serialize for ValueJson<'_, '_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.0 {
-            Value::Null => s.serialize_unit(),
-            Value::U64(v) => s.serialize_u64(*v),
-            Value::I64(v) => s.serialize_i64(*v),
-            Value::Bool(v) => s.serialize_bool(*v),
-            Value::Str(v) => s.serialize_str(v),
-            Value::Names(v) => s.collect_seq(v.iter()),
-            Value::Attr(view) => AttrJson {
-                view: *view,
-                pmus: self.1,
-                names: false,
-            }
-            .serialize(s),
-            Value::AttrNames(view) => AttrJson {
-                view: *view,
-                pmus: self.1,
-                names: true,
-            }
-            .serialize(s),
-        }
-    }
-}
-
 /// Appends a call as one JSON line (with the newline).
 ///
 /// # Errors
 /// Only if writing to `out` fails.
 pub fn call_json<W: Write>(call: &Call, pmus: &PmuTypes, out: &mut W) -> io::Result<()> {
-    let mut ser = serde_json::Serializer::new(&mut *out);
-    let mut map = ser.serialize_map(Some(CALL_FIELDS.len()))?;
-    for f in CALL_FIELDS {
-        let v = (f.get)(call);
-        map.serialize_entry(f.key, &ValueJson(&v, pmus))?;
-    }
-    SerializeMap::end(map)?;
-    out.write_all(b"\n")
+    let mut line = Vec::with_capacity(2048);
+    jsonl::call(&mut line, call, pmus);
+    out.write_all(&line)
 }
 
 /// Appends a LOST record as one JSON line.
@@ -419,15 +347,9 @@ pub fn call_json<W: Write>(call: &Call, pmus: &PmuTypes, out: &mut W) -> io::Res
 /// # Errors
 /// Only if writing to `out` fails.
 pub fn lost_json<W: Write>(l: &LostRecord, out: &mut W) -> io::Result<()> {
-    let pmus = PmuTypes::none();
-    let mut ser = serde_json::Serializer::new(&mut *out);
-    let mut map = ser.serialize_map(Some(LOST_FIELDS.len()))?;
-    for f in LOST_FIELDS {
-        let v = (f.get)(l);
-        map.serialize_entry(f.key, &ValueJson(&v, &pmus))?;
-    }
-    SerializeMap::end(map)?;
-    out.write_all(b"\n")
+    let mut line = Vec::with_capacity(512);
+    jsonl::lost(&mut line, l);
+    out.write_all(&line)
 }
 
 /// A [`Sink`] writing text or JSON Lines.
@@ -443,7 +365,8 @@ pub struct WriterSink<W: Write> {
 
 impl<W: Write> WriterSink<W> {
     /// Writes `format` to `out`, naming dynamic PMUs from `pmus`. With
-    /// `flush_each`, every line is flushed as it is written (`--follow`).
+    /// `flush_each`, the output is flushed at the end of every batch the
+    /// assembler takes (`--follow`: once per drain pass, not per line).
     pub fn new(out: W, format: Format, pmus: PmuTypes, flush_each: bool) -> Self {
         WriterSink {
             out,
@@ -480,9 +403,6 @@ impl<W: Write> WriterSink<W> {
     fn put(&mut self) -> io::Result<()> {
         self.out.write_all(&self.line)?;
         self.line.clear();
-        if self.flush_each {
-            self.out.flush()?;
-        }
         Ok(())
     }
 }
@@ -497,7 +417,7 @@ impl<W: Write> Sink for WriterSink<W> {
                     .extend_from_slice(call_text_stamped(call, &self.pmus, &stamp).as_bytes());
                 self.line.push(b'\n');
             }
-            Format::Json => call_json(call, &self.pmus, &mut self.line)?,
+            Format::Json => jsonl::call(&mut self.line, call, &self.pmus),
         }
         self.put()
     }
@@ -511,9 +431,16 @@ impl<W: Write> Sink for WriterSink<W> {
                     .extend_from_slice(lost_text_stamped(lost, &stamp).as_bytes());
                 self.line.push(b'\n');
             }
-            Format::Json => lost_json(lost, &mut self.line)?,
+            Format::Json => jsonl::lost(&mut self.line, lost),
         }
         self.put()
+    }
+
+    fn end_batch(&mut self) -> io::Result<()> {
+        if self.flush_each {
+            self.out.flush()?;
+        }
+        Ok(())
     }
 
     fn flush(&mut self) -> io::Result<()> {

@@ -35,10 +35,15 @@
 //! ```
 //!
 //! A reader skips frames of unknown kinds by their length. A file without
-//! END (the recorder was killed) is decoded as far as it goes, and rings
-//! without DONE count as finished.
+//! END (the recorder was killed, the disk filled up) is decoded as far as
+//! it goes: up to its last complete frame, and [`TraceReader::truncated_at`]
+//! says where an incomplete last frame starts; rings without DONE count as
+//! finished.
+//!
+//! [`TraceReader`] reads frame by frame from any [`Read`] (a file, a pipe):
+//! memory is one frame, whatever the file's size.
 
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 
 use antinomie_abi as abi;
 
@@ -84,6 +89,9 @@ pub struct Trace {
     pub msgs: Vec<DrainMsg>,
     /// Whether the END frame was there.
     pub complete: bool,
+    /// The byte offset of an incomplete last frame, if the file was cut
+    /// inside one.
+    pub truncated_at: Option<u64>,
 }
 
 /// Writes a trace file; a [`Recorder`] for [`crate::pipeline::run`].
@@ -227,92 +235,242 @@ pub fn is_trace(bytes: &[u8]) -> bool {
     bytes.starts_with(TRACE_MAGIC)
 }
 
-/// Decodes a trace file.
+/// Decodes a trace file held in memory (see [`TraceReader`]).
 ///
 /// # Errors
-/// [`Error::BadTrace`] for a malformed file, [`Error::AbiVersion`] for
-/// records of another ABI version.
+/// [`Error::BadTrace`] for a malformed header or frame, [`Error::AbiVersion`]
+/// for records of another ABI version. A file cut short is not an error:
+/// see [`Trace::truncated_at`].
 pub fn read_trace(bytes: &[u8]) -> Result<Trace, Error> {
-    if !is_trace(bytes) {
-        return Err(Error::BadTrace("no ANTI-TRC magic".into()));
-    }
-    let mut c = Cur { b: bytes, off: 8 };
-    let version = c.u32("version")?;
-    if version != TRACE_VERSION {
-        return Err(Error::BadTrace(format!(
-            "format version {version}, this reader reads {TRACE_VERSION}"
-        )));
-    }
-    let abi_version = c.u32("abi_version")?;
-    if abi_version != abi::ABI_VERSION {
-        return Err(Error::AbiVersion {
-            kernel: abi_version,
-            reader: abi::ABI_VERSION,
-        });
-    }
-    let header_len = c.u32("header_len")? as usize;
-    let nr_cpus = c.u32("nr_cpus")?;
-    let window_ns = c.u64("window_ns")?;
-    let mut cpus = Vec::new();
-    for _ in 0..nr_cpus {
-        cpus.push(c.u32("cpus")?);
-    }
-    let nr_pmus = c.u32("nr_pmus")?;
-    let mut pmus = Vec::new();
-    for _ in 0..nr_pmus {
-        let t = c.u32("pmu type")?;
-        let n = c.u32("pmu name length")? as usize;
-        let name = String::from_utf8_lossy(c.take(n, "pmu name")?).into_owned();
-        pmus.push((t, name));
-    }
-    if header_len < c.off || header_len > bytes.len() {
-        return Err(Error::BadTrace(format!("bad header_len {header_len}")));
-    }
-    // Older files end their header before the wall-clock offset.
-    let realtime_offset_ns = if header_len >= c.off + 8 {
-        Some(i64::from_le_bytes(c.u64("realtime_ns")?.to_le_bytes()))
-    } else {
-        None
-    };
-    c.off = header_len;
-    let mut msgs = Vec::new();
-    let mut complete = false;
-    while c.off < bytes.len() {
-        let kind = c.u32("frame kind")?;
-        let cpu = c.u32("frame cpu")?;
-        let len = usize::try_from(c.u64("frame length")?)
-            .map_err(|_| Error::BadTrace("frame too long".into()))?;
-        let payload = c.take(len, "frame payload")?;
-        if kind == FRAME_END {
-            complete = true;
-            break;
-        }
-        if let Some(msg) = decode_frame(kind, cpu, payload)? {
-            msgs.push(msg);
-        }
-    }
+    let mut r = TraceReader::new(bytes)?;
+    let msgs = r.by_ref().collect::<Result<Vec<_>, _>>()?;
     Ok(Trace {
-        header: TraceHeader {
-            abi_version,
-            window_ns,
-            cpus,
-            pmus: PmuTypes::from_pairs(pmus),
-            realtime_offset_ns,
-        },
+        header: r.header().clone(),
         msgs,
-        complete,
+        complete: r.complete(),
+        truncated_at: r.truncated_at(),
     })
+}
+
+/// The largest header this reader accepts: the CPU list and the PMU
+/// names of any real machine fit many times over.
+const HEADER_MAX: usize = 1 << 20;
+
+/// Reads up to `buf.len()` bytes, short only at the end of the input.
+fn read_full<R: Read>(r: &mut R, buf: &mut [u8]) -> io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+fn io_error(e: &io::Error) -> Error {
+    Error::BadTrace(format!("reading: {e}"))
+}
+
+/// A trace file read frame by frame: an iterator of its messages.
+///
+/// The iteration ends at the END frame, at the end of the input, or at an
+/// incomplete last frame ([`TraceReader::truncated_at`]); a malformed
+/// frame or an I/O error is yielded as an error, once, and ends it.
+#[derive(Debug)]
+pub struct TraceReader<R: Read> {
+    r: R,
+    header: TraceHeader,
+    /// Bytes consumed so far.
+    off: u64,
+    complete: bool,
+    truncated_at: Option<u64>,
+    finished: bool,
+}
+
+impl<R: Read> TraceReader<R> {
+    /// Reads and checks the header.
+    ///
+    /// # Errors
+    /// [`Error::BadTrace`] for a missing magic, another format version, a
+    /// header cut short or malformed, or an I/O error; [`Error::AbiVersion`]
+    /// for records of another ABI version.
+    pub fn new(mut r: R) -> Result<Self, Error> {
+        let mut fixed = [0u8; 32];
+        let n = read_full(&mut r, &mut fixed).map_err(|e| io_error(&e))?;
+        if !is_trace(&fixed[..n]) {
+            return Err(Error::BadTrace("no ANTI-TRC magic".into()));
+        }
+        let mut c = Cur {
+            b: &fixed[..n],
+            off: 8,
+        };
+        let version = c.u32("version")?;
+        if version != TRACE_VERSION {
+            return Err(Error::BadTrace(format!(
+                "format version {version}, this reader reads {TRACE_VERSION}"
+            )));
+        }
+        let abi_version = c.u32("abi_version")?;
+        if abi_version != abi::ABI_VERSION {
+            return Err(Error::AbiVersion {
+                kernel: abi_version,
+                reader: abi::ABI_VERSION,
+            });
+        }
+        let header_len = c.u32("header_len")? as usize;
+        let nr_cpus = c.u32("nr_cpus")?;
+        let window_ns = c.u64("window_ns")?;
+        if !(c.off..=HEADER_MAX).contains(&header_len) {
+            return Err(Error::BadTrace(format!("bad header_len {header_len}")));
+        }
+        let mut rest = vec![0u8; header_len - c.off];
+        let got = read_full(&mut r, &mut rest).map_err(|e| io_error(&e))?;
+        let mut c = Cur {
+            b: &rest[..got],
+            off: 0,
+        };
+        let at = |c: &Cur<'_>| c.off as u64 + 32;
+        let mut cpus = Vec::new();
+        for _ in 0..nr_cpus {
+            cpus.push(c.u32("cpus").map_err(|_| bad_header(at(&c), "cpus"))?);
+        }
+        let nr_pmus = c
+            .u32("nr_pmus")
+            .map_err(|_| bad_header(at(&c), "nr_pmus"))?;
+        let mut pmus = Vec::new();
+        for _ in 0..nr_pmus {
+            let t = c.u32("pmu type").map_err(|_| bad_header(at(&c), "pmus"))?;
+            let n = c
+                .u32("pmu name length")
+                .map_err(|_| bad_header(at(&c), "pmus"))? as usize;
+            let name = c
+                .take(n, "pmu name")
+                .map_err(|_| bad_header(at(&c), "pmus"))?;
+            pmus.push((t, String::from_utf8_lossy(name).into_owned()));
+        }
+        // Older files end their header before the wall-clock offset.
+        let realtime_offset_ns = if c.b.len() >= c.off + 8 {
+            let offset = c
+                .u64("realtime_ns")
+                .map_err(|_| bad_header(at(&c), "realtime_ns"))?;
+            Some(i64::from_le_bytes(offset.to_le_bytes()))
+        } else {
+            None
+        };
+        if got < rest.len() {
+            return Err(bad_header(got as u64 + 32, "the header"));
+        }
+        Ok(TraceReader {
+            r,
+            header: TraceHeader {
+                abi_version,
+                window_ns,
+                cpus,
+                pmus: PmuTypes::from_pairs(pmus),
+                realtime_offset_ns,
+            },
+            off: header_len as u64,
+            complete: false,
+            truncated_at: None,
+            finished: false,
+        })
+    }
+
+    /// The header.
+    #[must_use]
+    pub fn header(&self) -> &TraceHeader {
+        &self.header
+    }
+
+    /// Whether the END frame was read.
+    #[must_use]
+    pub fn complete(&self) -> bool {
+        self.complete
+    }
+
+    /// Where the incomplete last frame starts, once the iteration met one.
+    #[must_use]
+    pub fn truncated_at(&self) -> Option<u64> {
+        self.truncated_at
+    }
+
+    /// The next frame, or `None` at the end (see the type's documentation).
+    fn frame(&mut self) -> Result<Option<DrainMsg>, Error> {
+        loop {
+            let start = self.off;
+            let mut head = [0u8; 16];
+            let n = read_full(&mut self.r, &mut head).map_err(|e| io_error(&e))?;
+            if n == 0 {
+                return Ok(None);
+            }
+            if n < head.len() {
+                self.truncated_at = Some(start);
+                return Ok(None);
+            }
+            let mut c = Cur { b: &head, off: 0 };
+            let kind = c.u32("frame kind")?;
+            let cpu = c.u32("frame cpu")?;
+            let len = c.u64("frame length")?;
+            // Read what is there, at most `len`: a corrupt length costs
+            // no more memory than the file has.
+            let mut payload = Vec::new();
+            (&mut self.r)
+                .take(len)
+                .read_to_end(&mut payload)
+                .map_err(|e| io_error(&e))?;
+            if (payload.len() as u64) < len {
+                self.truncated_at = Some(start);
+                return Ok(None);
+            }
+            // Both bounded by the input's length, which fits u64.
+            self.off = start.saturating_add(16).saturating_add(len);
+            if kind == FRAME_END {
+                self.complete = true;
+                return Ok(None);
+            }
+            if let Some(msg) = decode_frame(kind, cpu, payload)? {
+                return Ok(Some(msg));
+            }
+        }
+    }
+}
+
+fn bad_header(at: u64, what: &str) -> Error {
+    Error::BadTrace(format!("truncated at byte {at} reading {what}"))
+}
+
+impl<R: Read> Iterator for TraceReader<R> {
+    type Item = Result<DrainMsg, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.finished {
+            return None;
+        }
+        let next = self.frame();
+        if !matches!(next, Ok(Some(_))) {
+            self.finished = true;
+        }
+        next.transpose()
+    }
 }
 
 /// Decodes one frame's payload; `None` for a kind this reader does not
 /// know (skipped by its length).
-fn decode_frame(kind: u32, cpu: u32, payload: &[u8]) -> Result<Option<DrainMsg>, Error> {
-    let mut p = Cur { b: payload, off: 0 };
-    Ok(Some(match kind {
-        FRAME_RECORDS => DrainMsg::Records {
+fn decode_frame(kind: u32, cpu: u32, payload: Vec<u8>) -> Result<Option<DrainMsg>, Error> {
+    if kind == FRAME_RECORDS {
+        return Ok(Some(DrainMsg::Records {
             cpu,
-            bytes: payload.to_vec(),
-        },
+            bytes: payload,
+        }));
+    }
+    let mut p = Cur {
+        b: &payload,
+        off: 0,
+    };
+    Ok(Some(match kind {
         FRAME_IDLE => DrainMsg::Idle {
             cpu,
             time_ns: p.u64("idle time")?,
@@ -409,12 +567,70 @@ mod tests {
         assert!(t.complete);
         assert_eq!(t.header, header);
         assert_eq!(t.msgs, msgs);
-        // Every truncation is an error or a shorter, incomplete trace; never
-        // a panic.
-        for n in 0..bytes.len() {
-            if let Ok(t) = read_trace(&bytes[..n]) {
-                assert!(!t.complete);
-            }
+        // Every truncation is an error (inside the header) or the frames
+        // before the cut, with the cut frame's offset; never a panic.
+        let mut frame_starts = vec![u64::from(u32::from_le_bytes(
+            bytes[16..20].try_into().unwrap(),
+        ))];
+        let mut at = frame_starts[0];
+        while at < bytes.len() as u64 {
+            let i = usize::try_from(at).unwrap();
+            at += 16 + u64::from_le_bytes(bytes[i + 8..i + 16].try_into().unwrap());
+            frame_starts.push(at);
         }
+        for n in 0..bytes.len() {
+            let Ok(t) = read_trace(&bytes[..n]) else {
+                assert!(n < usize::try_from(frame_starts[0]).unwrap(), "{n}");
+                continue;
+            };
+            assert!(!t.complete);
+            let whole = frame_starts.iter().filter(|&&s| s <= n as u64).count() - 1;
+            assert_eq!(t.msgs[..], msgs[..whole.min(msgs.len())], "cut at {n}");
+            let boundary = frame_starts.contains(&(n as u64));
+            assert_eq!(
+                t.truncated_at,
+                (!boundary).then(|| frame_starts[whole]),
+                "cut at {n}"
+            );
+        }
+    }
+
+    /// One byte per read(2), as a slow pipe may deliver it.
+    struct Trickle<'a>(&'a [u8]);
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = buf.len().min(self.0.len()).min(1);
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn a_stream_is_read_frame_by_frame() {
+        let header = TraceHeader {
+            abi_version: abi::ABI_VERSION,
+            window_ns: 0,
+            cpus: vec![0],
+            pmus: PmuTypes::none(),
+            realtime_offset_ns: Some(42),
+        };
+        let mut w = TraceWriter::new(Vec::new(), &header).unwrap();
+        for i in 0..3u64 {
+            w.record(&DrainMsg::Idle { cpu: 0, time_ns: i }).unwrap();
+        }
+        let bytes = w.finish().unwrap();
+        let mut r = TraceReader::new(Trickle(&bytes)).unwrap();
+        let times: Vec<u64> = r
+            .by_ref()
+            .map(|m| match m.unwrap() {
+                DrainMsg::Idle { time_ns, .. } => time_ns,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(times, [0, 1, 2]);
+        assert!(r.complete());
+        assert_eq!(r.truncated_at(), None);
     }
 }

@@ -2,7 +2,9 @@
 # Kernel regression testing, end to end, as a user does it: the seeded
 # random workload (antinomie-workload random) under capture with
 # scripts/run-in-guest.sh, and `reader diff` on the traces brought back.
-#   1. the normal kernel, twice: reader diff finds nothing (exit 0);
+#   1. the normal kernel, twice: the first capture agrees field by field
+#      with the workload's log (antinomie-e2e compare), and reader diff
+#      finds nothing (exit 0);
 #   2. a kernel built with a deliberate one-line change to perf_copy_attr()
 #      (scripts/tests/regression/perf-copy-attr-ver0.patch, never shipped):
 #      reader diff exits 1 and reports exactly the calls whose outcome the
@@ -46,6 +48,10 @@ run() {
 }
 
 run a normal
+stage "the reader on random calls: run a's capture against the workload's log (antinomie-e2e compare)"
+"$bins/antinomie-e2e" compare --workload "$runs/a/stdout" --reader "$runs/a/reader.jsonl" \
+	>"$runs/compare.txt" 2>&1 || { tail -n 20 "$runs/compare.txt" >&2; die "the capture of run a differs from the workload's log"; }
+tail -n 2 "$runs/compare.txt" | sed 's/^/    /'
 run b normal
 stage "reader diff a b (same kernel): must find nothing"
 rc=0

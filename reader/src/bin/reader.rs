@@ -53,7 +53,7 @@ impl From<FormatArg> for Format {
 /// it, and exits; with --follow keeps printing until SIGINT or SIGTERM.
 /// A summary (calls, per-CPU produced/consumed/lost) goes to stderr.
 #[derive(Debug, Parser)]
-#[command(name = "reader", version, args_conflicts_with_subcommands = true)]
+#[command(name = "reader", version)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -335,8 +335,36 @@ fn parse_filter(src: Option<&str>, ids: Option<String>) -> Result<Option<Filter>
     }
 }
 
+/// Parses the command line. The global options (`-v`, `--format`,
+/// `--no-summary`) go before or after a subcommand; the live reader's own
+/// options do not go with a subcommand (clap's
+/// `args_conflicts_with_subcommands` would refuse the global ones too).
+fn parse_cli() -> Cli {
+    use clap::{CommandFactory, FromArgMatches};
+    let mut cmd = Cli::command();
+    let matches = cmd.get_matches_mut();
+    if let Some(sub) = matches.subcommand_name() {
+        let live = <LiveArgs as clap::Args>::augment_args(clap::Command::new("live"));
+        let given = live.get_arguments().find(|a| {
+            matches.value_source(a.get_id().as_str())
+                == Some(clap::parser::ValueSource::CommandLine)
+        });
+        if let Some(arg) = given {
+            let name = arg
+                .get_long()
+                .map_or_else(|| arg.get_id().to_string(), |l| format!("--{l}"));
+            cmd.error(
+                clap::error::ErrorKind::ArgumentConflict,
+                format!("{name} is an option of the live reader; it cannot be used with `{sub}`"),
+            )
+            .exit();
+        }
+    }
+    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.format(&mut cmd).exit())
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = parse_cli();
     init_tracing(cli.common.verbose);
     // A bad filter is rejected before anything is opened.
     let src = match &cli.command {
@@ -359,9 +387,14 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli, filter: Option<Filter>) -> Result<ExitCode> {
     let common = cli.common;
+    let mut truncated = false;
     let summary = match cli.command {
         None => live(&cli.live, &common, filter)?,
-        Some(Command::Show { files, pmu, .. }) => show(&files, &pmu, &common, filter)?,
+        Some(Command::Show { files, pmu, .. }) => {
+            let (summary, cut) = show(&files, &pmu, &common, filter)?;
+            truncated = cut;
+            summary
+        }
         Some(Command::DumpRings { dir, device, sysfs }) => {
             dump_rings(&dir, &device, &sysfs)?;
             return Ok(ExitCode::SUCCESS);
@@ -397,6 +430,10 @@ fn run(cli: Cli, filter: Option<Filter>) -> Result<ExitCode> {
     let corrupt = summary.cpus.values().any(|c| c.stopped || c.skipped > 0);
     if corrupt {
         eprintln!("reader: corrupt records were found (see above)");
+        return Ok(ExitCode::from(3));
+    }
+    if truncated {
+        eprintln!("reader: the trace file is truncated (see above)");
         return Ok(ExitCode::from(3));
     }
     Ok(ExitCode::SUCCESS)
@@ -524,58 +561,112 @@ fn parse_pmus(specs: &[String]) -> Result<PmuTypes> {
     Ok(PmuTypes::from_pairs(pairs))
 }
 
+/// What `reader show` decodes: a trace file streamed frame by frame, or
+/// ring images read whole.
+enum ShowInput {
+    Trace(trace::TraceReader<Box<dyn io::Read>>),
+    Image(ImageRing),
+}
+
+/// Opens `path` (`-`: standard input) and tells a trace file from a ring
+/// image by its first bytes.
+fn open_input(path: &Path) -> Result<ShowInput> {
+    let name = path.display();
+    let mut input: Box<dyn io::Read> = if path == Path::new("-") {
+        Box::new(io::stdin().lock())
+    } else {
+        Box::new(io::BufReader::new(
+            File::open(path).with_context(|| format!("opening {name}"))?,
+        ))
+    };
+    let mut head = Vec::new();
+    io::Read::read_to_end(
+        &mut io::Read::take(&mut input, trace::TRACE_MAGIC.len() as u64),
+        &mut head,
+    )
+    .with_context(|| format!("reading {name}"))?;
+    let is_trace = trace::is_trace(&head);
+    let mut input: Box<dyn io::Read> = Box::new(io::Read::chain(io::Cursor::new(head), input));
+    if is_trace {
+        return Ok(ShowInput::Trace(
+            trace::TraceReader::new(input).with_context(|| format!("decoding {name}"))?,
+        ));
+    }
+    let mut bytes = Vec::new();
+    io::Read::read_to_end(&mut input, &mut bytes).with_context(|| format!("reading {name}"))?;
+    Ok(ShowInput::Image(
+        ImageRing::from_bytes(bytes)
+            .with_context(|| format!("{name}: neither a trace file nor a ring image"))?,
+    ))
+}
+
+/// `reader show`; returns the summary, and whether the trace file was cut
+/// inside a frame. A trace file is streamed: memory does not grow with it.
 fn show(
     files: &[PathBuf],
     pmu: &[String],
     common: &CommonArgs,
     filter: Option<Filter>,
-) -> Result<Summary> {
+) -> Result<(Summary, bool)> {
     let mut images = Vec::new();
     let mut traces = Vec::new();
     for path in files {
-        let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-        if trace::is_trace(&bytes) {
-            traces.push(
-                trace::read_trace(&bytes)
-                    .with_context(|| format!("decoding {}", path.display()))?,
-            );
-        } else {
-            images.push(ImageRing::from_bytes(bytes).with_context(|| {
-                format!("{}: neither a trace file nor a ring image", path.display())
-            })?);
+        match open_input(path)? {
+            ShowInput::Trace(t) => traces.push((path, t)),
+            ShowInput::Image(i) => images.push(i),
         }
     }
-    let (cpus, window_ns, pmus, realtime_offset_ns, msgs) = match (traces.len(), images.is_empty())
-    {
-        (1, true) => {
-            let t = traces.remove(0);
-            if !t.complete {
-                tracing::warn!("the trace file has no END frame: the recording was cut short");
+    let (cpus, window_ns, pmus, realtime_offset_ns, trace, msgs) =
+        match (traces.len(), images.is_empty()) {
+            (1, true) => {
+                let (path, t) = traces.remove(0);
+                let h = t.header().clone();
+                let pmus = if pmu.is_empty() {
+                    h.pmus
+                } else {
+                    parse_pmus(pmu)?
+                };
+                (
+                    h.cpus,
+                    h.window_ns,
+                    pmus,
+                    h.realtime_offset_ns,
+                    Some((path, t)),
+                    Vec::new(),
+                )
             }
-            let mut pmus = t.header.pmus;
-            if !pmu.is_empty() {
-                pmus = parse_pmus(pmu)?;
+            (0, false) => {
+                let (cpus, msgs) = drain_images(images)?;
+                (cpus, 0, parse_pmus(pmu)?, None, None, msgs)
             }
-            (
-                t.header.cpus,
-                t.header.window_ns,
-                pmus,
-                t.header.realtime_offset_ns,
-                t.msgs,
-            )
-        }
-        (0, false) => {
-            let (cpus, msgs) = drain_images(images)?;
-            (cpus, 0, parse_pmus(pmu)?, None, msgs)
-        }
-        _ => bail!("give one trace file, or one or more ring images (not both)"),
-    };
+            _ => bail!("give one trace file, or one or more ring images (not both)"),
+        };
     let mut sink = line_sink(common, pmus.clone(), false, realtime_offset_ns)?;
     let mut assembler = Assembler::new(&cpus, window_ns, &mut sink);
     if let Some(f) = filter {
         assembler.set_filter(Box::new(f.with_pmus(pmus)));
     }
-    Ok(pipeline::replay(msgs, assembler)?)
+    let Some((path, mut t)) = trace else {
+        return Ok((pipeline::replay(msgs, assembler)?, false));
+    };
+    let mut failed = None;
+    let msgs = t
+        .by_ref()
+        .map_while(|m| m.map_err(|e| failed = Some(e)).ok());
+    let summary = pipeline::replay(msgs, assembler)?;
+    if let Some(e) = failed {
+        return Err(e).with_context(|| format!("decoding {}", path.display()));
+    }
+    let truncated = t.truncated_at();
+    if let Some(at) = truncated {
+        tracing::warn!(
+            "{}: cut short inside the frame at byte {at}: decoded up to the last complete frame",
+            path.display()
+        );
+    } else if !t.complete() {
+        tracing::warn!("the trace file has no END frame: the recording was cut short");
+    }
+    Ok((summary, truncated.is_some()))
 }
 
 /// Drains ring images, one after the other, into the messages a live

@@ -659,17 +659,59 @@ pub enum Presence {
 
 /// Captured `struct perf_event_attr` bytes, decoded through
 /// [`ATTR_MEMBERS`]. Bytes beyond [`ATTR_SIZE_MAX`] are ignored.
+///
+/// The members that decide which union alias applies (`type`, `freq`,
+/// `watermark`, `config1`) are read once, when the view is made.
 #[derive(Debug, Clone, Copy)]
 pub struct AttrView<'a> {
     bytes: &'a [u8],
+    controls: Controls,
+}
+
+/// The controlling members of an attr, absent ones as 0.
+#[derive(Debug, Clone, Copy)]
+struct Controls {
+    ty: u64,
+    freq: bool,
+    watermark: bool,
+    config1: bool,
+}
+
+/// Where the controlling members are: `type` (offset 0, 4 bytes),
+/// `config1` (offset 56, 8 bytes), and bits 10 (`freq`) and 14
+/// (`watermark`) of the flag word at offset 40; a unit test checks them
+/// against [`ATTR_MEMBERS`].
+const TYPE_AT: (usize, usize) = (0, 4);
+const CONFIG1_AT: (usize, usize) = (56, 8);
+const FLAGS_AT: (usize, usize) = (40, 8);
+const FREQ_BIT: u32 = 10;
+const WATERMARK_BIT: u32 = 14;
+
+/// The little-endian value of `width` bytes at `offset`, zero-extended
+/// past the end of `bytes`.
+fn word(bytes: &[u8], (offset, width): (usize, usize)) -> u64 {
+    let mut buf = [0u8; 8];
+    if offset < bytes.len() {
+        let end = (offset + width).min(bytes.len());
+        buf[..end - offset].copy_from_slice(&bytes[offset..end]);
+    }
+    u64::from_le_bytes(buf)
 }
 
 impl<'a> AttrView<'a> {
     /// A view of `bytes`, the captured prefix of the attr.
     #[must_use]
     pub fn new(bytes: &'a [u8]) -> Self {
+        let bytes = &bytes[..bytes.len().min(ATTR_SIZE_MAX)];
+        let flags = word(bytes, FLAGS_AT);
         AttrView {
-            bytes: &bytes[..bytes.len().min(ATTR_SIZE_MAX)],
+            bytes,
+            controls: Controls {
+                ty: word(bytes, TYPE_AT),
+                freq: (flags >> FREQ_BIT) & 1 != 0,
+                watermark: (flags >> WATERMARK_BIT) & 1 != 0,
+                config1: word(bytes, CONFIG1_AT) != 0,
+            },
         }
     }
 
@@ -742,20 +784,19 @@ impl<'a> AttrView<'a> {
     /// counts as 0.
     #[must_use]
     pub fn applies(&self, m: &AttrMember, pmus: &PmuTypes) -> bool {
-        let flag = |name| self.get(name).unwrap_or(0) != 0;
-        let ty = self.get("type").unwrap_or(0);
+        let c = &self.controls;
         match m.applies {
             Applies::Always => true,
-            Applies::FreqClear => !flag("freq"),
-            Applies::FreqSet => flag("freq"),
-            Applies::WatermarkClear => !flag("watermark"),
-            Applies::WatermarkSet => flag("watermark"),
-            Applies::Breakpoint => ty == names::TYPE_BREAKPOINT,
-            Applies::Kprobe => pmus.is(ty, "kprobe"),
-            Applies::Uprobe => pmus.is(ty, "uprobe"),
-            Applies::KprobeAddr => pmus.is(ty, "kprobe") && !flag("config1"),
+            Applies::FreqClear => !c.freq,
+            Applies::FreqSet => c.freq,
+            Applies::WatermarkClear => !c.watermark,
+            Applies::WatermarkSet => c.watermark,
+            Applies::Breakpoint => c.ty == names::TYPE_BREAKPOINT,
+            Applies::Kprobe => pmus.is(c.ty, "kprobe"),
+            Applies::Uprobe => pmus.is(c.ty, "uprobe"),
+            Applies::KprobeAddr => pmus.is(c.ty, "kprobe") && !c.config1,
             Applies::ProbeOffset => {
-                pmus.is(ty, "uprobe") || (pmus.is(ty, "kprobe") && flag("config1"))
+                pmus.is(c.ty, "uprobe") || (pmus.is(c.ty, "kprobe") && c.config1)
             }
         }
     }
@@ -782,7 +823,7 @@ impl<'a> AttrView<'a> {
             }
             Repr::Flags(table, unknown) => names::format_flags(table, value, unknown),
             Repr::PmuType => render_type(value, pmus),
-            Repr::Config => render_config(self.get("type").unwrap_or(0), value),
+            Repr::Config => render_config(self.controls.ty, value),
             Repr::AttrSize => render_size(value),
             Repr::PreciseIp => {
                 let what = match value {
@@ -991,6 +1032,34 @@ mod tests {
             v.render(m, &PmuTypes::none()).unwrap(),
             "-1 /* CLOCK_??? */"
         );
+    }
+
+    #[test]
+    fn controls_are_where_the_table_says() {
+        let at = |name| {
+            let m = member(name).unwrap();
+            (m.offset, m.width, m.bits)
+        };
+        assert_eq!(at("type"), (TYPE_AT.0, TYPE_AT.1, None));
+        assert_eq!(at("config1"), (CONFIG1_AT.0, CONFIG1_AT.1, None));
+        assert_eq!(at("freq"), (FLAGS_AT.0, FLAGS_AT.1, Some((FREQ_BIT, 1))));
+        assert_eq!(
+            at("watermark"),
+            (FLAGS_AT.0, FLAGS_AT.1, Some((WATERMARK_BIT, 1)))
+        );
+        // And the view reads them as the table does, partial bytes too.
+        let mut bytes = attr(136);
+        bytes[0] = 6;
+        bytes[40 + 1] = 0x44; // bits 10 and 14
+        bytes[56] = 1;
+        for len in [0, 2, 41, 42, 57, 64, 136] {
+            let v = AttrView::new(&bytes[..len]);
+            let get = |n| v.get(n).unwrap_or(0);
+            assert_eq!(v.controls.ty, get("type"), "{len}");
+            assert_eq!(v.controls.freq, get("freq") != 0, "{len}");
+            assert_eq!(v.controls.watermark, get("watermark") != 0, "{len}");
+            assert_eq!(v.controls.config1, get("config1") != 0, "{len}");
+        }
     }
 
     #[test]

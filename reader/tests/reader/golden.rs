@@ -244,6 +244,87 @@ fn the_binary_shows_images_and_trace_files() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A trace file cut short: the calls of every complete frame, a warning
+/// with the cut frame's byte offset, exit status 3. The same file on
+/// standard input (`show -`) and whole gives the live run's bytes; global
+/// options go before or after `show`.
+#[test]
+fn show_streams_truncated_traces_and_stdin() {
+    let dir = std::env::temp_dir().join(format!("antinomie-cut-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let images = scenario_images();
+    let (file, live) = record_trace(&images, Format::Json);
+    let whole = dir.join("whole.antinomie");
+    std::fs::write(&whole, &file).unwrap();
+
+    // stdin, with -v before the subcommand and --format after it.
+    let mut child = reader()
+        .args(["-v", "show", "--no-summary", "--format", "json", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let feed = file.clone();
+    let writer = std::thread::spawn(move || std::io::Write::write_all(&mut stdin, &feed));
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), live);
+
+    // Cut 30 bytes short: inside the last RECORDS frame or the END frame.
+    let t = trace::read_trace(&file).unwrap();
+    let cut_len = file.len() - 30;
+    let cut = trace::read_trace(&file[..cut_len]).unwrap();
+    let at = cut.truncated_at.expect("cut inside a frame");
+    assert_eq!(cut.msgs[..], t.msgs[..cut.msgs.len()]);
+    let path = dir.join("cut.antinomie");
+    std::fs::write(&path, &file[..cut_len]).unwrap();
+    let out = reader()
+        .args(["show", "--format", "json", "--no-summary"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains(&format!("frame at byte {at}")), "{stderr}");
+    let shown = String::from_utf8(out.stdout).unwrap();
+    // The same calls as replaying the complete frames.
+    let mut sink = antinomie_reader::output::WriterSink::new(
+        Vec::new(),
+        Format::Json,
+        cut.header.pmus.clone(),
+        false,
+    );
+    antinomie_reader::pipeline::replay(
+        cut.msgs,
+        antinomie_reader::pipeline::Assembler::new(
+            &cut.header.cpus,
+            cut.header.window_ns,
+            &mut sink,
+        ),
+    )
+    .unwrap();
+    assert_eq!(shown, String::from_utf8(sink.into_inner()).unwrap());
+    assert!(!shown.is_empty(), "nothing decoded before the cut");
+
+    // Live-reader options do not go with a subcommand.
+    let out = reader()
+        .args(["--follow", "show"])
+        .arg(&whole)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--follow"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_closed_pipe_is_not_an_error() {
     let dir = std::env::temp_dir().join(format!("antinomie-pipe-{}", std::process::id()));

@@ -1,0 +1,405 @@
+//! `reader show` of a recorded trace, end to end on one core: read the
+//! trace file, merge by time, pair, filter, decode and format as JSON
+//! Lines (and text), into a sink that discards the bytes. Plus the raw
+//! drain (records copied out of ring images) and merge + pair alone at 4,
+//! 64 and 256 CPUs.
+//!
+//! Not a test: run it with
+//!
+//! ```sh
+//! cargo bench -p antinomie-reader --bench show_trace
+//! ```
+//!
+//! The trace is a seeded random workload (`SEED`, 60 000 calls on 4 CPUs,
+//! written with the reader's own `TraceWriter`): attr sizes from 0 to 4097
+//! (every `PERF_ATTR_SIZE_VER*`, odd and page-sized ones), every capture
+//! status (complete, NULL, fault at a random offset, truncated, invalid
+//! size), random attr bytes under one of seven `type`s (so every flag and
+//! union mix occurs), random `flags`, successes and errnos, ENTRY and EXIT
+//! on random CPUs. Results are recorded in `BENCHMARKS.md` (`## Reader
+//! throughput`).
+
+#[path = "../tests/reader/support/producer.rs"]
+mod producer;
+
+use std::io;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use antinomie_abi as abi;
+use antinomie_reader::decode::PmuTypes;
+use antinomie_reader::filter::Filter;
+use antinomie_reader::output::{Format, WriterSink};
+use antinomie_reader::pipeline::{self, Assembler, DrainMsg, Event, Merger, Pairer};
+use antinomie_reader::ring::{ImageRing, RingConsumer, RingCounters, RingMemory};
+use antinomie_reader::trace::{self, TraceHeader, TraceWriter};
+
+use producer::{entry_record, exit_record, CaptureSpec, EntrySpec, ExitSpec, RingBuilder};
+
+const SEED: u64 = 0x5eed_a471_0e00_0010;
+const CALLS: u64 = 60_000;
+const CPUS: u32 = 4;
+/// The filter of the decode + filter + JSON figure: reads a header field,
+/// the errno and an attr member, and keeps every call.
+const FILTER: &str = "tid != 1 && !(args.attr_uptr.size == 99) && !(syscall.errno == 99)";
+
+/// splitmix64: a seeded generator, so every run times the same trace.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    fn pick<T: Copy>(&mut self, of: &[T]) -> T {
+        of[usize::try_from(self.below(of.len() as u64)).unwrap()]
+    }
+
+    fn bytes(&mut self, n: usize) -> Vec<u8> {
+        (0..n).map(|_| self.next().to_le_bytes()[0]).collect()
+    }
+}
+
+/// One random attr capture.
+fn capture(rng: &mut Rng) -> CaptureSpec {
+    const SIZES: &[u32] = &[
+        0, 8, 64, 72, 80, 96, 104, 112, 120, 128, 136, 137, 144, 200, 512, 4095, 4096, 4097,
+    ];
+    let size = if rng.below(4) == 0 {
+        u32::try_from(rng.below(4098)).unwrap()
+    } else {
+        rng.pick(SIZES)
+    };
+    let status = rng.pick(&[
+        abi::STATUS_COMPLETE,
+        abi::STATUS_COMPLETE,
+        abi::STATUS_COMPLETE,
+        abi::STATUS_NULL_PTR,
+        abi::STATUS_FAULT,
+        abi::STATUS_TRUNCATED,
+        abi::STATUS_INVALID_SIZE,
+    ]);
+    let len = match status {
+        abi::STATUS_COMPLETE => size.clamp(8, 512),
+        abi::STATUS_FAULT => u32::try_from(rng.below(136)).unwrap(),
+        abi::STATUS_TRUNCATED => 512,
+        _ => 0,
+    };
+    let mut data = rng.bytes(len as usize);
+    if data.len() >= 8 {
+        let ty = rng.pick(&[0u32, 1, 2, 3, 4, 5, 6, 999]);
+        data[..4].copy_from_slice(&ty.to_le_bytes());
+        data[4..8].copy_from_slice(&size.to_le_bytes());
+    }
+    CaptureSpec {
+        arg: 0,
+        kind: abi::KIND_PERF_EVENT_ATTR,
+        status,
+        flags: u32::try_from(rng.below(16)).unwrap(),
+        declared_size: size,
+        fault_offset: if status == abi::STATUS_FAULT { len } else { 0 },
+        data,
+    }
+}
+
+/// The records of the random workload, per CPU, in time order.
+fn workload(calls: u64, cpus: u32) -> Vec<Vec<Vec<u8>>> {
+    let mut rng = Rng(SEED);
+    let mut per_cpu: Vec<Vec<Vec<u8>>> = vec![Vec::new(); cpus as usize];
+    let mut t = 1_000_000_000u64;
+    for id in 1..=calls {
+        t += 1 + rng.below(2000);
+        let cpu = u32::try_from(rng.below(u64::from(cpus))).unwrap();
+        let xcpu = if rng.below(4) == 0 {
+            u32::try_from(rng.below(u64::from(cpus))).unwrap()
+        } else {
+            cpu
+        };
+        let ptr = rng.pick(&[0, 0x7ffd_0000_1000, 0x7ffd_0000_1ff8, 0xdead_0000_0000]);
+        let tid = 100 + u32::try_from(rng.below(8)).unwrap();
+        let e = EntrySpec {
+            call_id: id,
+            time_ns: t,
+            pid: 100,
+            tid,
+            flags: 0,
+            args: [
+                ptr,
+                rng.pick(&[0, u64::MAX, 1234]),
+                rng.pick(&[u64::MAX, 0, 1, 3]),
+                rng.pick(&[u64::MAX, 3, 5]),
+                rng.below(32),
+                rng.next(),
+            ],
+            items: vec![capture(&mut rng)],
+        };
+        let fail = rng.below(3) == 0;
+        let dur = 100 + rng.below(5000);
+        let x = ExitSpec {
+            call_id: id,
+            time_ns: t + dur,
+            pid: 100,
+            tid,
+            ret: if fail {
+                -i64::try_from(rng.pick(&[1u64, 2, 7, 9, 13, 14, 22, 95])).unwrap()
+            } else {
+                i64::try_from(3 + rng.below(100)).unwrap()
+            },
+            duration_ns: dur,
+            flags: u32::try_from(rng.below(16)).unwrap(),
+            required_size: if rng.below(8) == 0 { 136 } else { 0 },
+            items: Vec::new(),
+        };
+        per_cpu[cpu as usize].push(entry_record(cpu, &e));
+        per_cpu[xcpu as usize].push(exit_record(xcpu, &x));
+    }
+    // An EXIT on another CPU may precede its ENTRY's time on that CPU's
+    // lane; the kernel writes each ring in time order.
+    for lane in &mut per_cpu {
+        lane.sort_by_key(|r| u64::from_le_bytes(r[24..32].try_into().unwrap()));
+    }
+    per_cpu
+}
+
+/// A trace file of the workload: drain passes of 256 records per CPU.
+fn trace_file(per_cpu: &[Vec<Vec<u8>>]) -> Vec<u8> {
+    let cpus: Vec<u32> = (0..u32::try_from(per_cpu.len()).unwrap()).collect();
+    let header = TraceHeader {
+        abi_version: abi::ABI_VERSION,
+        window_ns: 0,
+        cpus: cpus.clone(),
+        pmus: PmuTypes::from_pairs([(6, "kprobe".to_owned()), (7, "uprobe".to_owned())]),
+        realtime_offset_ns: None,
+    };
+    let mut w = TraceWriter::new(Vec::new(), &header).unwrap();
+    let mut at = vec![0usize; per_cpu.len()];
+    loop {
+        let mut any = false;
+        for (cpu, lane) in per_cpu.iter().enumerate() {
+            let end = (at[cpu] + 256).min(lane.len());
+            if at[cpu] < end {
+                any = true;
+                let bytes = lane[at[cpu]..end].concat();
+                let msg = DrainMsg::Records {
+                    cpu: u32::try_from(cpu).unwrap(),
+                    bytes,
+                };
+                pipeline::Recorder::record(&mut w, &msg).unwrap();
+                at[cpu] = end;
+            }
+        }
+        if !any {
+            break;
+        }
+    }
+    w.finish().unwrap()
+}
+
+/// A ring image borrowed, not copied, so that the drain is timed alone.
+struct Borrowed<'a> {
+    meta: abi::Meta,
+    data: &'a [u8],
+    consumer_pos: AtomicU64,
+}
+
+impl<'a> Borrowed<'a> {
+    fn new(image: &'a [u8]) -> Self {
+        let ring = ImageRing::from_bytes(image.to_vec()).unwrap();
+        let meta = *ring.meta();
+        let off = usize::try_from(meta.data_offset).unwrap();
+        Borrowed {
+            meta,
+            data: &image[off..],
+            consumer_pos: AtomicU64::new(ring.load_consumer_pos()),
+        }
+    }
+}
+
+impl RingMemory for Borrowed<'_> {
+    fn cpu(&self) -> u32 {
+        self.meta.cpu
+    }
+    fn data_size(&self) -> u64 {
+        self.meta.data_size
+    }
+    fn read_data(&self, offset: usize, out: &mut [u8]) {
+        let first = out.len().min(self.data.len() - offset);
+        out[..first].copy_from_slice(&self.data[offset..offset + first]);
+        let rest = out.len() - first;
+        out[first..].copy_from_slice(&self.data[..rest]);
+    }
+    fn load_producer_pos(&self) -> u64 {
+        self.meta.producer_pos
+    }
+    fn load_consumer_pos(&self) -> u64 {
+        self.consumer_pos.load(Ordering::Relaxed)
+    }
+    fn store_consumer_pos(&self, pos: u64) {
+        // ATOMICS: no producer to pair with.
+        self.consumer_pos.store(pos, Ordering::Relaxed);
+    }
+    fn counters(&self) -> RingCounters {
+        RingCounters::default()
+    }
+}
+
+/// Counts bytes, keeps none.
+struct Discard(u64);
+
+impl io::Write for Discard {
+    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+        self.0 += b.len() as u64;
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Runs `f` until `min` has passed (at least 3 times); returns the best
+/// seconds per run.
+fn best(min: Duration, mut f: impl FnMut()) -> f64 {
+    let start = Instant::now();
+    let mut best = f64::MAX;
+    let mut runs = 0;
+    while runs < 3 || start.elapsed() < min {
+        let t = Instant::now();
+        f();
+        best = best.min(t.elapsed().as_secs_f64());
+        runs += 1;
+    }
+    best
+}
+
+/// `reader show TRACE [--filter FILTER] --format F`: returns output bytes
+/// and the calls shown.
+fn show(trace_bytes: &[u8], format: Format, filter: Option<&str>) -> (u64, u64) {
+    let t = trace::read_trace(trace_bytes).unwrap();
+    let mut sink = WriterSink::new(Discard(0), format, t.header.pmus.clone(), false);
+    let mut a = Assembler::new(&t.header.cpus, t.header.window_ns, &mut sink);
+    if let Some(f) = filter {
+        a.set_filter(Box::new(
+            Filter::parse(f).unwrap().with_pmus(t.header.pmus.clone()),
+        ));
+    }
+    let summary = pipeline::replay(t.msgs, a).unwrap();
+    (sink.into_inner().0, summary.calls() - summary.filtered_out)
+}
+
+/// Merge + pair of `records` spread over `cpus` lanes, no decoding.
+fn merge_pair(records: &[Vec<u8>], cpus: u32) -> u64 {
+    let ids: Vec<u32> = (0..cpus).collect();
+    let mut m = Merger::new(&ids, 0);
+    let mut lanes: Vec<Vec<u8>> = vec![Vec::new(); cpus as usize];
+    for (i, r) in records.iter().enumerate() {
+        lanes[i % cpus as usize].extend_from_slice(r);
+    }
+    for (cpu, bytes) in lanes.iter().enumerate() {
+        assert!(m.push_records(u32::try_from(cpu).unwrap(), bytes).is_none());
+        m.done(u32::try_from(cpu).unwrap());
+    }
+    let mut p = Pairer::new();
+    let mut out: Vec<Event> = Vec::new();
+    let mut n = 0;
+    while let Some(r) = m.pop(false) {
+        p.push(r, &mut out);
+        n += out.len() as u64;
+        out.clear();
+    }
+    n + p.finish().len() as u64
+}
+
+#[allow(clippy::cast_precision_loss)]
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let quick = args.iter().any(|a| a == "--quick");
+    // `--only WORD`: only the figures whose name contains WORD (profiling).
+    let only = args
+        .iter()
+        .position(|a| a == "--only")
+        .and_then(|i| args.get(i + 1))
+        .map_or("", String::as_str);
+    let min = Duration::from_millis(if quick { 300 } else { 3000 });
+    let per_cpu = workload(CALLS, CPUS);
+    let records: u64 = per_cpu.iter().map(|l| l.len() as u64).sum();
+    let trace_bytes = trace_file(&per_cpu);
+    println!(
+        "seeded random trace: {CALLS} calls, {records} records on {CPUS} CPUs, {} bytes",
+        trace_bytes.len()
+    );
+    for (name, format, filter) in [
+        ("json, filter", Format::Json, Some(FILTER)),
+        ("json", Format::Json, None),
+        ("text", Format::Text, None),
+    ] {
+        if !format!("show {name}").contains(only) {
+            continue;
+        }
+        let mut out = (0, 0);
+        let s = best(min, || out = show(&trace_bytes, format, filter));
+        println!(
+            "  show {name:<13} {:>6.3} M calls/s  ({} calls shown, {:.0} bytes/call)",
+            CALLS as f64 / s / 1e6,
+            out.1,
+            out.0 as f64 / out.1.max(1) as f64
+        );
+    }
+
+    if !"raw drain".contains(only) {
+        return;
+    }
+    // Raw drain: copy every record out of 4 ring images of 1 MiB.
+    let mut rings: Vec<RingBuilder> = (0..CPUS).map(|c| RingBuilder::new(c, 1 << 20)).collect();
+    let mut drained = 0u64;
+    'fill: for (cpu, lane) in per_cpu.iter().enumerate() {
+        for r in lane {
+            if rings[cpu].producer_pos() + r.len() as u64 > (1 << 20) {
+                continue 'fill;
+            }
+            rings[cpu].raw(r);
+            drained += 1;
+        }
+    }
+    let images: Vec<Vec<u8>> = rings.iter().map(RingBuilder::image).collect();
+    let mut batch = Vec::with_capacity(1 << 21);
+    let mut errors = Vec::new();
+    let s = best(min, || {
+        for image in &images {
+            let mut c = RingConsumer::new(Borrowed::new(image));
+            batch.clear();
+            c.drain_into(&mut batch, &mut errors);
+        }
+    });
+    assert!(errors.is_empty());
+    println!(
+        "  raw drain           {:>6.3} M records/s  ({drained} records, 4 x 1 MiB images)",
+        drained as f64 / s / 1e6
+    );
+
+    if !"merge+pair".contains(only) {
+        return;
+    }
+    // Merge + pair alone, the same records spread over more CPUs.
+    let all: Vec<Vec<u8>> = {
+        let mut v: Vec<Vec<u8>> = per_cpu.iter().flatten().cloned().collect();
+        v.sort_by_key(|r| u64::from_le_bytes(r[24..32].try_into().unwrap()));
+        v
+    };
+    for cpus in [4u32, 64, 256] {
+        let s = best(min, || {
+            merge_pair(&all, cpus);
+        });
+        println!(
+            "  merge+pair {cpus:>3} CPUs {:>6.3} M records/s",
+            all.len() as f64 / s / 1e6
+        );
+    }
+}

@@ -1,0 +1,256 @@
+//! Reading a run: a raw trace decoded into the JSON line form, or the
+//! reader's JSON Lines; each call reduced to a [`DiffCall`].
+
+use std::fmt::Write as _;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use super::{DiffCall, DiffError, InputKey, Outcome, PidArg, Run};
+use crate::call::Call;
+use crate::output::call_json;
+use crate::pipeline::{self, Assembler, Sink};
+use crate::record::LostRecord;
+use crate::trace;
+
+fn u64_of(v: &Value, key: &str) -> Option<u64> {
+    v.get(key).and_then(Value::as_u64)
+}
+
+fn i64_of(v: &Value, key: &str) -> Option<i64> {
+    v.get(key).and_then(Value::as_i64)
+}
+
+fn str_of(v: &Value, key: &str) -> Option<String> {
+    v.get(key).and_then(Value::as_str).map(str::to_owned)
+}
+
+fn bool_of(v: &Value, key: &str) -> Option<bool> {
+    v.get(key).and_then(Value::as_bool)
+}
+
+/// An object member as compact JSON, `None` when null or absent.
+fn json_of(v: &Value, key: &str) -> Option<String> {
+    v.get(key).filter(|x| !x.is_null()).map(Value::to_string)
+}
+
+/// The attr's members as `{type=…, size=…, config=…, …}`: those three
+/// always, every other one when non-zero, by name where the JSON names it,
+/// in the uapi's declaration order (any key the table does not know last).
+fn attr_compact(attr: &Map<String, Value>, names: Option<&Map<String, Value>>) -> String {
+    let known = crate::decode::ATTR_MEMBERS.iter().map(|m| m.name);
+    let unknown = attr
+        .keys()
+        .map(String::as_str)
+        .filter(|k| !crate::decode::ATTR_MEMBERS.iter().any(|m| m.name == *k));
+    let mut parts = Vec::new();
+    for k in known.chain(unknown) {
+        let Some(v) = attr.get(k) else { continue };
+        let always = matches!(k, "type" | "size" | "config");
+        let zero = matches!(v, Value::Bool(false)) || v.as_u64() == Some(0) || v.is_null();
+        if zero && !always {
+            continue;
+        }
+        let shown = match (names.and_then(|n| n.get(k)).and_then(Value::as_str), v) {
+            (Some(name), _) => name.to_owned(),
+            (None, Value::Bool(b)) => u8::from(*b).to_string(),
+            (None, v) => v.to_string(),
+        };
+        parts.push(format!("{k}={shown}"));
+    }
+    format!("{{{}}}", parts.join(", "))
+}
+
+/// The first argument as text: the attr, or what became of it.
+fn arg0_text(v: &Value) -> String {
+    let status = v.get("arg0.status").and_then(Value::as_str).unwrap_or("?");
+    let fault = u64_of(v, "arg0.fault_offset");
+    let attr = v.get("arg0.perf_event_attr").and_then(Value::as_object);
+    let names = v
+        .get("arg0.perf_event_attr_names")
+        .and_then(Value::as_object);
+    match (status, attr) {
+        ("null_ptr", _) => "NULL".to_owned(),
+        ("not_applicable", _) => "/* attr not read: flags rejected first */".to_owned(),
+        ("invalid_size", _) => format!(
+            "{{size={} /* invalid size */}}",
+            u64_of(v, "arg0.declared_size").unwrap_or(0)
+        ),
+        (_, Some(a)) => {
+            let mut s = attr_compact(a, names);
+            match status {
+                "fault" => {
+                    let _ = write!(s, " /* fault at offset {} */", fault.unwrap_or(0));
+                }
+                "truncated" => s.push_str(" /* truncated */"),
+                _ => {}
+            }
+            s
+        }
+        ("fault", None) => format!("/* unreadable: fault at offset {} */", fault.unwrap_or(0)),
+        (other, None) => format!("/* {other} */"),
+    }
+}
+
+impl DiffCall {
+    /// Reduces one call line of the reader's JSON.
+    ///
+    /// # Errors
+    /// A line without the keys every call line has.
+    pub fn from_json(v: &Value) -> Result<Self, String> {
+        let state = str_of(v, "state").ok_or("a call line without `state`")?;
+        let pid = i64_of(v, "pid").ok_or("a call line without `pid`")?;
+        let tid = i64_of(v, "tid").ok_or("a call line without `tid`")?;
+        let has_entry = matches!(state.as_str(), "complete" | "unfinished");
+        let has_exit = v.get("ret").is_some_and(|r| !r.is_null());
+        let pid_arg = i64_of(v, "args.pid").map(|p| {
+            if p > 0 && (p == pid || p == tid) {
+                PidArg::Own
+            } else {
+                PidArg::Value(p)
+            }
+        });
+        let key = InputKey {
+            nr: u64_of(v, "syscall.nr"),
+            flags: u64_of(v, "args.flags"),
+            pid: pid_arg,
+            cpu: i64_of(v, "args.cpu"),
+            group_is_fd: i64_of(v, "args.group_fd").map(|g| g >= 0),
+            status: str_of(v, "arg0.status"),
+            declared_size: u64_of(v, "arg0.declared_size"),
+            attr: json_of(v, "arg0.perf_event_attr"),
+        };
+        let text = if has_entry {
+            let int = |k| i64_of(v, k).map_or_else(|| "?".to_owned(), |x| x.to_string());
+            format!(
+                "perf_event_open({}, pid={}, cpu={}, group_fd={}, flags={})",
+                arg0_text(v),
+                int("args.pid"),
+                int("args.cpu"),
+                int("args.group_fd"),
+                str_of(v, "args.flags_names").unwrap_or_else(|| "?".to_owned()),
+            )
+        } else {
+            "perf_event_open(/* entry lost */)".to_owned()
+        };
+        let outcome = Outcome {
+            has_entry,
+            has_exit,
+            state,
+            ret: i64_of(v, "ret"),
+            errno: i64_of(v, "syscall.errno"),
+            errno_name: str_of(v, "syscall.errno_name"),
+            required_size: u64_of(v, "arg0.required_size"),
+            size_written: bool_of(v, "arg0.size_written"),
+            status: key.status.clone(),
+            fault_offset: u64_of(v, "arg0.fault_offset"),
+            double_fetch: bool_of(v, "arg0.double_fetch"),
+            kernel_attr: json_of(v, "arg0.kernel_attr"),
+            duration_ns: u64_of(v, "syscall.duration_ns"),
+        };
+        Ok(DiffCall {
+            pid,
+            tid,
+            call_id: u64_of(v, "call_id"),
+            time_ns: u64_of(v, "time_ns"),
+            word5: u64_of(v, "args.5"),
+            key,
+            text,
+            outcome,
+        })
+    }
+}
+
+/// A sink that keeps each call as the JSON line would show it.
+struct Collect<'r> {
+    run: &'r mut Run,
+    line: Vec<u8>,
+    pmus: crate::decode::PmuTypes,
+}
+
+impl Sink for Collect<'_> {
+    fn call(&mut self, call: &Call) -> io::Result<()> {
+        self.line.clear();
+        call_json(call, &self.pmus, &mut self.line)?;
+        let v: Value = serde_json::from_slice(&self.line).map_err(io::Error::other)?;
+        self.run.push_json(&v).map_err(io::Error::other)
+    }
+
+    fn lost(&mut self, _: &LostRecord) -> io::Result<()> {
+        self.run.lost_records += 1;
+        Ok(())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Reads a run: a raw trace file, or the reader's JSON Lines (read line
+/// by line: only the reduced calls stay in memory).
+///
+/// # Errors
+/// An unreadable file, a trace that does not decode, a line that is not
+/// the reader's JSON.
+pub fn load(path: &Path) -> Result<Run, DiffError> {
+    let read_err = |source| DiffError::Read {
+        path: path.to_owned(),
+        source,
+    };
+    let mut input = BufReader::new(File::open(path).map_err(read_err)?);
+    let mut run = Run::default();
+    if trace::is_trace(input.fill_buf().map_err(read_err)?) {
+        let mut bytes = Vec::new();
+        input.read_to_end(&mut bytes).map_err(read_err)?;
+        let t = trace::read_trace(&bytes).map_err(|source| DiffError::Trace {
+            path: path.to_owned(),
+            source,
+        })?;
+        drop(bytes);
+        if !t.complete {
+            tracing::warn!(
+                "{}: the trace file has no END frame: the recording was cut short",
+                path.display()
+            );
+        }
+        let mut sink = Collect {
+            run: &mut run,
+            line: Vec::with_capacity(4096),
+            pmus: t.header.pmus.clone(),
+        };
+        let assembler = Assembler::new(&t.header.cpus, t.header.window_ns, &mut sink);
+        pipeline::replay(t.msgs, assembler).map_err(read_err)?;
+        return Ok(run);
+    }
+    let mut line = String::new();
+    for n in 1.. {
+        line.clear();
+        let err = |why: String| DiffError::Json {
+            path: path.to_owned(),
+            line: n,
+            why,
+        };
+        match input.read_line(&mut line) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::InvalidData => {
+                return Err(err(
+                    "neither a trace file nor JSON Lines (not UTF-8)".to_owned()
+                ))
+            }
+            Err(e) => return Err(read_err(e)),
+        }
+        if line.trim().is_empty() {
+            continue;
+        }
+        let v: Value = serde_json::from_str(&line).map_err(|e| {
+            err(format!(
+                "neither a trace file nor the reader's JSON Lines: {e}"
+            ))
+        })?;
+        run.push_json(&v).map_err(err)?;
+    }
+    Ok(run)
+}

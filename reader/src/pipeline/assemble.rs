@@ -1,0 +1,170 @@
+//! The assembler: merge, pair, filter and output a stream of messages.
+
+use std::io;
+
+use super::{CallFilter, CpuSummary, DrainMsg, Event, Merger, Pairer, Sink, Summary};
+use crate::call::CallState;
+use crate::record::Record;
+use crate::ring::CorruptRecord;
+
+/// Merges, pairs and outputs a stream of [`DrainMsg`]s: the same code for a
+/// live drain and for a replayed trace file.
+pub struct Assembler<'s> {
+    merger: Merger,
+    pairer: Pairer,
+    summary: Summary,
+    sink: &'s mut dyn Sink,
+    filter: Option<Box<dyn CallFilter + 's>>,
+    events: Vec<Event>,
+    live: usize,
+}
+
+impl std::fmt::Debug for Assembler<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Assembler")
+            .field("merger", &self.merger)
+            .field("summary", &self.summary)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'s> Assembler<'s> {
+    /// An assembler for these CPUs' rings, writing to `sink`.
+    pub fn new(cpus: &[u32], window_ns: u64, sink: &'s mut dyn Sink) -> Self {
+        let mut summary = Summary::default();
+        for &c in cpus {
+            summary.cpus.insert(c, CpuSummary::default());
+        }
+        Assembler {
+            merger: Merger::new(cpus, window_ns),
+            pairer: Pairer::new(),
+            summary,
+            sink,
+            filter: None,
+            events: Vec::new(),
+            live: cpus.len(),
+        }
+    }
+
+    /// Outputs only the calls `filter` accepts.
+    pub fn set_filter(&mut self, filter: Box<dyn CallFilter + 's>) {
+        self.filter = Some(filter);
+    }
+
+    /// Whether every ring is done.
+    #[must_use]
+    pub fn all_done(&self) -> bool {
+        self.live == 0
+    }
+
+    /// Takes one message, and outputs what became safe to output.
+    ///
+    /// # Errors
+    /// An output error (including `BrokenPipe`).
+    pub fn push(&mut self, msg: DrainMsg) -> io::Result<()> {
+        match msg {
+            DrainMsg::Records { cpu, bytes } => {
+                if let Some(bad) = self.merger.push_records(cpu, &bytes) {
+                    self.corrupt(&bad);
+                }
+            }
+            DrainMsg::Idle { cpu, time_ns } => self.merger.idle(cpu, time_ns),
+            DrainMsg::Corrupt(bad) => self.corrupt(&bad),
+            DrainMsg::Done {
+                cpu,
+                start_pos,
+                counters,
+                ..
+            } => {
+                let c = self.summary.cpus.entry(cpu).or_default();
+                c.counters = Some(counters);
+                c.start_pos = Some(start_pos);
+                self.merger.done(cpu);
+                self.live = self.live.saturating_sub(1);
+            }
+        }
+        self.drain(false)?;
+        self.sink.end_batch()
+    }
+
+    fn corrupt(&mut self, bad: &CorruptRecord) {
+        tracing::warn!("{bad}");
+        let c = self.summary.cpus.entry(bad.cpu).or_default();
+        if bad.fatal {
+            c.stopped = true;
+        } else {
+            c.skipped += 1;
+        }
+    }
+
+    fn drain(&mut self, flush: bool) -> io::Result<()> {
+        while let Some(rec) = self.merger.pop(flush) {
+            let h = rec.header();
+            let c = self.summary.cpus.entry(h.cpu).or_default();
+            match &rec {
+                Record::Entry(_) => c.entries += 1,
+                Record::Exit(_) => c.exits += 1,
+                Record::Lost(l) => {
+                    c.lost_records += 1;
+                    for (sum, n) in c.lost_reported.iter_mut().zip(l.body.lost) {
+                        *sum += n;
+                    }
+                }
+            }
+            let mut events = std::mem::take(&mut self.events);
+            self.pairer.push(rec, &mut events);
+            let result = self.emit(&mut events);
+            self.events = events;
+            result?;
+        }
+        Ok(())
+    }
+
+    fn emit(&mut self, events: &mut Vec<Event>) -> io::Result<()> {
+        for ev in events.drain(..) {
+            match ev {
+                Event::Call(call) => {
+                    match call.state {
+                        CallState::Complete => self.summary.complete += 1,
+                        CallState::Unfinished => {
+                            self.summary.unfinished += 1;
+                            if call.exit_maybe_lost {
+                                self.summary.unfinished_maybe_lost += 1;
+                            }
+                        }
+                        CallState::EntryLost => self.summary.entry_lost += 1,
+                        CallState::EntryMissing => self.summary.entry_missing += 1,
+                    }
+                    if self.filter.as_ref().is_some_and(|f| !f.matches(&call)) {
+                        self.summary.filtered_out += 1;
+                        continue;
+                    }
+                    self.sink.call(&call)?;
+                }
+                Event::Lost(l) => self.sink.lost(&l)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// Outputs everything still held (the unfinished calls last), flushes
+    /// the sink and returns the summary, with the output's result.
+    pub fn finish(mut self) -> (Summary, io::Result<()>) {
+        let result = self.finish_output();
+        self.summary.late = self.merger.late();
+        (self.summary, result)
+    }
+
+    fn finish_output(&mut self) -> io::Result<()> {
+        self.drain(true)?;
+        let mut left = self.pairer.finish();
+        self.emit(&mut left)?;
+        self.sink.flush()
+    }
+
+    /// The summary so far.
+    #[must_use]
+    pub fn summary(&self) -> &Summary {
+        &self.summary
+    }
+}

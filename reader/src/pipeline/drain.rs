@@ -1,0 +1,267 @@
+//! The drain threads, the waker, and the entry points that run them
+//! ([`run`], [`replay`], [`drain_once`]).
+
+use std::io;
+use std::thread;
+
+use crossbeam_channel::{Receiver, Sender};
+
+use super::{Assembler, DrainMsg, Summary};
+use crate::ring::{RingConsumer, RingMemory};
+
+/// Receives every message the assembler takes, in order (the trace file
+/// writer).
+pub trait Recorder {
+    /// Records one message.
+    ///
+    /// # Errors
+    /// An I/O error.
+    fn record(&mut self, msg: &DrainMsg) -> io::Result<()>;
+}
+
+/// What a drain thread is told.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tick {
+    /// Drain what is there.
+    Drain,
+    /// Drain once more, then report the counters and end.
+    Stop,
+}
+
+/// Wakes the drain threads in `--follow` mode: `poll()` on the device, or
+/// a test's script.
+pub trait Waker: Send {
+    /// Blocks until there may be something to drain ([`Tick::Drain`], also
+    /// after a timeout, so that idle rings advance the merge) or the reader
+    /// must stop ([`Tick::Stop`]).
+    fn wait(&mut self) -> Tick;
+}
+
+/// The `CLOCK_MONOTONIC` time, as the kernel stamps records.
+#[must_use]
+pub fn monotonic_ns() -> u64 {
+    let ts = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
+    u64::try_from(ts.tv_sec).unwrap_or(0) * 1_000_000_000 + u64::try_from(ts.tv_nsec).unwrap_or(0)
+}
+
+fn drain_pass<M: RingMemory>(
+    ring: &mut RingConsumer<M>,
+    tx: &Sender<DrainMsg>,
+    idle: bool,
+) -> bool {
+    let cpu = ring.cpu();
+    let now = monotonic_ns();
+    let mut bytes = Vec::new();
+    let mut errors = Vec::new();
+    ring.drain_into(&mut bytes, &mut errors);
+    let mut ok = true;
+    if !bytes.is_empty() {
+        ok &= tx.send(DrainMsg::Records { cpu, bytes }).is_ok();
+    }
+    for e in errors {
+        ok &= tx.send(DrainMsg::Corrupt(e)).is_ok();
+    }
+    if idle {
+        ok &= tx.send(DrainMsg::Idle { cpu, time_ns: now }).is_ok();
+    }
+    ok
+}
+
+fn drain_thread<M: RingMemory>(
+    mut ring: RingConsumer<M>,
+    ticks: Option<(Receiver<Tick>, Sender<()>)>,
+    tx: &Sender<DrainMsg>,
+) {
+    let cpu = ring.cpu();
+    let start_pos = ring.position();
+    if let Some((ticks, acks)) = ticks {
+        loop {
+            let tick = ticks.recv().unwrap_or(Tick::Stop);
+            let sent = drain_pass(&mut ring, tx, tick == Tick::Drain);
+            if !sent || tick == Tick::Stop || acks.send(()).is_err() {
+                break;
+            }
+        }
+    } else {
+        drain_pass(&mut ring, tx, false);
+    }
+    let _ = tx.send(DrainMsg::Done {
+        cpu,
+        start_pos,
+        counters: ring.counters(),
+        stats: ring.stats(),
+    });
+}
+
+/// How [`run`] drains.
+pub enum Mode {
+    /// Drain what is buffered, once, and finish.
+    Once,
+    /// Drain whenever the waker says so, until it says stop.
+    Follow(Box<dyn Waker>),
+}
+
+impl std::fmt::Debug for Mode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Mode::Once => "Once",
+            Mode::Follow(_) => "Follow",
+        })
+    }
+}
+
+/// The waker thread: tick every drain thread, wait until each finished
+/// its pass (so that `poll()` is not re-entered while records are still
+/// unread, which would spin), repeat until the waker or the assembler
+/// says stop.
+fn waker_thread(
+    mut waker: Box<dyn Waker>,
+    ticks: &[Sender<Tick>],
+    acks: &Receiver<()>,
+    stop: &Receiver<()>,
+) {
+    loop {
+        let tick = if stop.try_recv().is_ok() {
+            Tick::Stop
+        } else {
+            waker.wait()
+        };
+        let mut sent = 0;
+        for t in ticks {
+            if t.send(tick).is_ok() {
+                sent += 1;
+            }
+        }
+        if tick == Tick::Stop || sent == 0 {
+            return;
+        }
+        for _ in 0..sent {
+            if acks.recv().is_err() {
+                return;
+            }
+        }
+    }
+}
+
+/// Drains `rings` (one thread each) into `assembler`, recording every
+/// message on the way. Returns when every ring is done, or the output
+/// broke.
+///
+/// # Errors
+/// An output or recording error other than `BrokenPipe`, which ends the
+/// run quietly with [`Summary::broken_pipe`] set.
+pub fn run<M: RingMemory + Send>(
+    rings: Vec<RingConsumer<M>>,
+    mode: Mode,
+    mut assembler: Assembler<'_>,
+    mut recorder: Option<&mut dyn Recorder>,
+) -> io::Result<Summary> {
+    let (tx, rx) = crossbeam_channel::bounded::<DrainMsg>(256);
+    let (ack_tx, ack_rx) = crossbeam_channel::unbounded::<()>();
+    let (stop_tx, stop_rx) = crossbeam_channel::bounded::<()>(1);
+    let outcome = thread::scope(|s| {
+        let mut tick_txs = Vec::new();
+        for ring in rings {
+            let tx = tx.clone();
+            let ticks = if matches!(mode, Mode::Follow(_)) {
+                let (ttx, trx) = crossbeam_channel::bounded::<Tick>(1);
+                tick_txs.push(ttx);
+                Some((trx, ack_tx.clone()))
+            } else {
+                None
+            };
+            thread::Builder::new()
+                .name(format!("drain-cpu{}", ring.cpu()))
+                .spawn_scoped(s, move || drain_thread(ring, ticks, &tx))
+                .map_err(|e| io::Error::other(format!("spawning a drain thread: {e}")))?;
+        }
+        drop(tx);
+        drop(ack_tx);
+        if let Mode::Follow(waker) = mode {
+            let (ack_rx, stop_rx) = (&ack_rx, &stop_rx);
+            thread::Builder::new()
+                .name("waker".into())
+                .spawn_scoped(s, move || waker_thread(waker, &tick_txs, ack_rx, stop_rx))
+                .map_err(|e| io::Error::other(format!("spawning the waker thread: {e}")))?;
+        }
+        let mut result = Ok(());
+        for msg in &rx {
+            if let Some(r) = recorder.as_deref_mut() {
+                if let Err(e) = r.record(&msg) {
+                    result = Err(e);
+                    break;
+                }
+            }
+            if let Err(e) = assembler.push(msg) {
+                result = Err(e);
+                break;
+            }
+            if assembler.all_done() {
+                break;
+            }
+        }
+        if result.is_err() {
+            // Stop the waker (and with it the drain threads), and keep
+            // receiving so that no drain thread blocks on a full channel.
+            let _ = stop_tx.try_send(());
+            for _ in &rx {}
+        }
+        result
+    });
+    let (summary, finished) = if outcome.is_ok() {
+        assembler.finish()
+    } else {
+        (assembler.summary().clone(), Ok(()))
+    };
+    match outcome.and(finished) {
+        Ok(()) => Ok(summary),
+        Err(e) => broken(&e, summary),
+    }
+}
+
+fn broken(e: &io::Error, mut summary: Summary) -> io::Result<Summary> {
+    if e.kind() == io::ErrorKind::BrokenPipe {
+        summary.broken_pipe = true;
+        Ok(summary)
+    } else {
+        Err(io::Error::new(e.kind(), e.to_string()))
+    }
+}
+
+/// Replays recorded messages (a trace file) through `assembler`.
+///
+/// # Errors
+/// As for [`run`].
+pub fn replay<I: IntoIterator<Item = DrainMsg>>(
+    msgs: I,
+    mut assembler: Assembler<'_>,
+) -> io::Result<Summary> {
+    let mut outcome = Ok(());
+    for msg in msgs {
+        outcome = assembler.push(msg);
+        if outcome.is_err() {
+            break;
+        }
+    }
+    let (summary, finished) = if outcome.is_ok() {
+        assembler.finish()
+    } else {
+        (assembler.summary().clone(), Ok(()))
+    };
+    match outcome.and(finished) {
+        Ok(()) => Ok(summary),
+        Err(e) => broken(&e, summary),
+    }
+}
+
+/// Drains each ring once, one after the other, into the messages a live
+/// one-shot drain produces (for ring images: deterministic, no threads).
+#[must_use]
+pub fn drain_once<M: RingMemory>(rings: Vec<M>) -> Vec<DrainMsg> {
+    let (tx, rx) = crossbeam_channel::unbounded();
+    for mem in rings {
+        drain_thread(RingConsumer::new(mem), None, &tx);
+    }
+    drop(tx);
+    rx.into_iter().collect()
+}

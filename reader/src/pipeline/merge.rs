@@ -1,0 +1,242 @@
+//! The time merge of the rings' records: a k-way merge by a heap of lane
+//! heads, held back by the reordering window (module documentation of
+//! [`crate::pipeline`]).
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, VecDeque};
+
+use crate::record::{self, Record};
+use crate::ring::CorruptRecord;
+
+#[derive(Debug, Default)]
+struct Lane {
+    queue: VecDeque<Record>,
+    frontier: u64,
+    done: bool,
+}
+
+impl Lane {
+    /// Whether the lane can still deliver a record before its frontier: it
+    /// holds the merge back.
+    fn waiting(&self) -> bool {
+        self.queue.is_empty() && !self.done
+    }
+}
+
+/// Merges the rings' records in `(time_ns, cpu)` order with a bounded
+/// reordering window; see the module documentation.
+///
+/// Cost per record: O(log lanes). `heads` holds one `(time, cpu)` entry
+/// per lane with queued records (its head, which changes only when popped);
+/// `waiting` holds `(frontier, cpu)` of every empty, unfinished lane, so
+/// the earliest promise is its first element.
+#[derive(Debug)]
+pub struct Merger {
+    lanes: BTreeMap<u32, Lane>,
+    heads: BinaryHeap<Reverse<(u64, u32)>>,
+    waiting: BTreeSet<(u64, u32)>,
+    window_ns: u64,
+    last_time: u64,
+    late: u64,
+}
+
+impl Merger {
+    /// A merger over these CPUs' rings.
+    #[must_use]
+    pub fn new(cpus: &[u32], window_ns: u64) -> Self {
+        Merger {
+            lanes: cpus.iter().map(|&c| (c, Lane::default())).collect(),
+            heads: BinaryHeap::with_capacity(cpus.len()),
+            waiting: cpus.iter().map(|&c| (0, c)).collect(),
+            window_ns,
+            last_time: 0,
+            late: 0,
+        }
+    }
+
+    /// Records emitted with a time before one already emitted.
+    #[must_use]
+    pub fn late(&self) -> u64 {
+        self.late
+    }
+
+    /// The lane of `cpu`, created (waiting, frontier 0) if unknown.
+    fn lane(&mut self, cpu: u32) -> &mut Lane {
+        let waiting = &mut self.waiting;
+        self.lanes.entry(cpu).or_insert_with(|| {
+            waiting.insert((0, cpu));
+            Lane::default()
+        })
+    }
+
+    /// Queues the records of a [`crate::pipeline::DrainMsg::Records`].
+    /// Records that do not parse (the drain thread validated them, so only
+    /// a corrupt trace file has any) end the chunk and are returned as
+    /// errors.
+    pub fn push_records(&mut self, cpu: u32, bytes: &[u8]) -> Option<CorruptRecord> {
+        let lane = self.lane(cpu);
+        let was_empty = lane.queue.is_empty();
+        let mut off = 0usize;
+        let mut bad = None;
+        while off < bytes.len() {
+            let rest = &bytes[off..];
+            let parsed = record::parse_header(rest, rest.len() as u64)
+                .and_then(|h| record::parse(&rest[..h.size as usize]).map(|v| (h.size, v)));
+            match parsed {
+                Ok((size, view)) => {
+                    lane.queue.push_back(Record::from(view));
+                    off += size as usize;
+                }
+                Err(error) => {
+                    bad = Some(CorruptRecord {
+                        cpu,
+                        pos: off as u64,
+                        offset: off as u64,
+                        error,
+                        fatal: true,
+                    });
+                    break;
+                }
+            }
+        }
+        if was_empty {
+            if let Some(head) = lane.queue.front() {
+                let (time, frontier, done) = (head.header().time_ns, lane.frontier, lane.done);
+                self.heads.push(Reverse((time, cpu)));
+                if !done {
+                    self.waiting.remove(&(frontier, cpu));
+                }
+            }
+        }
+        bad
+    }
+
+    /// Notes that `cpu`'s ring was empty at `time_ns`.
+    pub fn idle(&mut self, cpu: u32, time_ns: u64) {
+        let window = self.window_ns;
+        let lane = self.lane(cpu);
+        let old = lane.frontier;
+        lane.frontier = old.max(time_ns.saturating_sub(window));
+        let (new, waiting) = (lane.frontier, lane.waiting());
+        if waiting && new != old {
+            self.waiting.remove(&(old, cpu));
+            self.waiting.insert((new, cpu));
+        }
+    }
+
+    /// Notes that `cpu`'s ring is finished.
+    pub fn done(&mut self, cpu: u32) {
+        let lane = self.lane(cpu);
+        let (frontier, waiting) = (lane.frontier, lane.waiting());
+        lane.done = true;
+        if waiting {
+            self.waiting.remove(&(frontier, cpu));
+        }
+    }
+
+    /// The next record in time order, if it is safe to emit now (or, with
+    /// `flush`, whatever is queued).
+    pub fn pop(&mut self, flush: bool) -> Option<Record> {
+        let &Reverse((head_time, cpu)) = self.heads.peek()?;
+        if !flush && self.waiting.first().is_some_and(|&(f, _)| f <= head_time) {
+            return None;
+        }
+        self.heads.pop();
+        let lane = self.lanes.get_mut(&cpu)?;
+        let rec = lane.queue.pop_front()?;
+        match lane.queue.front() {
+            Some(next) => self.heads.push(Reverse((next.header().time_ns, cpu))),
+            None if !lane.done => {
+                self.waiting.insert((lane.frontier, cpu));
+            }
+            None => {}
+        }
+        if head_time < self.last_time {
+            self.late += 1;
+            tracing::warn!(
+                cpu,
+                time_ns = head_time,
+                "record arrived after the reordering window; printed out of order"
+            );
+        } else {
+            self.last_time = head_time;
+        }
+        Some(rec)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use antinomie_abi as abi;
+
+    fn rec(cpu: u32, time_ns: u64) -> Vec<u8> {
+        let h = abi::RecordHeader {
+            size: u32::try_from(size_of::<abi::RecordHeader>() + size_of::<abi::Lost>()).unwrap(),
+            r#type: abi::RECORD_LOST,
+            hdr_size: u32::try_from(size_of::<abi::RecordHeader>()).unwrap(),
+            time_ns,
+            cpu,
+            ..Default::default()
+        };
+        let body = abi::Lost {
+            size: u32::try_from(size_of::<abi::Lost>()).unwrap(),
+            ..Default::default()
+        };
+        let mut b = bytemuck::bytes_of(&h).to_vec();
+        b.extend_from_slice(bytemuck::bytes_of(&body));
+        b
+    }
+
+    fn time(r: &Record) -> (u64, u32) {
+        let h = r.header();
+        (h.time_ns, h.cpu)
+    }
+
+    #[test]
+    fn waits_for_empty_lanes_until_their_promise_passes() {
+        let mut m = Merger::new(&[0, 1, 2], 10);
+        let mut bytes = rec(0, 100);
+        bytes.extend(rec(0, 300));
+        assert!(m.push_records(0, &bytes).is_none());
+        assert!(m.push_records(2, &rec(2, 200)).is_none());
+        // Lane 1 is empty and promised nothing: hold everything.
+        assert!(m.pop(false).is_none());
+        // Lane 1 promises nothing before 150 - 10: 100 may go, not 200.
+        m.idle(1, 150);
+        assert_eq!(m.pop(false).as_ref().map(time), Some((100, 0)));
+        assert!(m.pop(false).is_none());
+        m.done(1);
+        assert_eq!(m.pop(false).as_ref().map(time), Some((200, 2)));
+        // Lane 2 is now empty and waiting (frontier 0).
+        assert!(m.pop(false).is_none());
+        m.done(2);
+        assert_eq!(m.pop(false).as_ref().map(time), Some((300, 0)));
+        assert!(m.pop(true).is_none());
+    }
+
+    #[test]
+    fn many_lanes_merge_in_time_then_cpu_order() {
+        let cpus: Vec<u32> = (0..256).collect();
+        let mut m = Merger::new(&cpus, 0);
+        for &c in &cpus {
+            let mut bytes = Vec::new();
+            for i in 0..4u64 {
+                bytes.extend(rec(c, (u64::from(c) * 7919 + i * 1000) % 3000));
+            }
+            // Within a lane, time never decreases.
+            let mut recs: Vec<Vec<u8>> =
+                bytes.chunks(bytes.len() / 4).map(<[u8]>::to_vec).collect();
+            recs.sort_by_key(|r| u64::from_le_bytes(r[24..32].try_into().unwrap()));
+            assert!(m.push_records(c, &recs.concat()).is_none());
+            m.done(c);
+        }
+        let mut out = Vec::new();
+        while let Some(r) = m.pop(false) {
+            out.push(time(&r));
+        }
+        assert_eq!(out.len(), 1024);
+        assert!(out.windows(2).all(|w| w[0] <= w[1]), "not sorted");
+        assert_eq!(m.late(), 0);
+    }
+}
