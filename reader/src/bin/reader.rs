@@ -187,7 +187,7 @@ enum Command {
         /// Run B.
         b: PathBuf,
         /// How threads are paired: by tid, by spawn order (pid, then tid
-        /// ranks), or auto (tid when both runs have the same tids).
+        /// ranks), or auto (tid when both runs have the same threads).
         #[arg(long = "match", value_enum, default_value_t = MatchArg::Auto)]
         matching: MatchArg,
         /// Also compare durations: report a call whose slower run took
@@ -250,8 +250,18 @@ fn diff_runs(
     run_b: &Path,
     matching: MatchArg,
     ratio: Option<f64>,
-    format: FormatArg,
+    common: &CommonArgs,
 ) -> ExitCode {
+    // Pids, tids and times differ between runs: these options cannot
+    // select or show anything comparable.
+    if !common.pids.is_empty()
+        || !common.tids.is_empty()
+        || common.timestamps > 0
+        || common.relative
+    {
+        eprintln!("reader: diff: -p, --tid, -t and -r do not apply to diff (pids, tids and times differ between runs)");
+        return ExitCode::from(2);
+    }
     let runs = diff::load(run_a).and_then(|ra| Ok((ra, diff::load(run_b)?)));
     let (ra, rb) = match runs {
         Ok(runs) => runs,
@@ -270,8 +280,18 @@ fn diff_runs(
         duration_ratio: ratio,
     };
     let report = diff::diff(&ra, &rb, &opts);
-    let mut out = BufWriter::new(io::stdout().lock());
-    let written = match format {
+    let out: Box<dyn Write> = match &common.output {
+        Some(path) => match File::create(path) {
+            Ok(f) => Box::new(f),
+            Err(e) => {
+                eprintln!("reader: diff: creating {}: {e}", path.display());
+                return ExitCode::from(2);
+            }
+        },
+        None => Box::new(io::stdout().lock()),
+    };
+    let mut out = BufWriter::new(out);
+    let written = match common.format {
         FormatArg::Text => report.write_text(&mut out),
         FormatArg::Json => report.write_json(&mut out),
     };
@@ -384,7 +404,7 @@ fn run(cli: Cli, filter: Option<Filter>) -> Result<ExitCode> {
             b,
             matching,
             duration_ratio,
-        }) => return Ok(diff_runs(&a, &b, matching, duration_ratio, common.format)),
+        }) => return Ok(diff_runs(&a, &b, matching, duration_ratio, &common)),
         Some(Command::Fields) => {
             print_stdout(&filter::fields_text())?;
             return Ok(ExitCode::SUCCESS);

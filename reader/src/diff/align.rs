@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{
-    DiffCall, Difference, InputKey, Kind, Matching, Options, Outcome, Report, Run, Summary,
+    DiffCall, Difference, InputKey, Kind, Matching, Options, Outcome, Report, Run, Summary, Thread,
     ThreadPair,
 };
 
@@ -25,26 +25,25 @@ fn order_ranks(run: &Run) -> BTreeMap<(usize, usize), (i64, i64)> {
     out
 }
 
-/// Pairs the threads of the two runs.
+/// Pairs the threads of the two runs. By tid, a thread is its (pid, tid)
+/// (the same thing, unless a run reused a tid in another process: then
+/// those are two threads, not one whose calls would be lost).
 fn pair_threads(a: &Run, b: &Run, m: Matching) -> (&'static str, Vec<ThreadPair>) {
-    let tids = |r: &Run| r.threads.keys().map(|k| k.1).collect::<BTreeSet<_>>();
     let by_tid = match m {
         Matching::Tid => true,
         Matching::Order => false,
-        Matching::Auto => tids(a) == tids(b),
+        Matching::Auto => a.threads.keys().eq(b.threads.keys()),
     };
     if by_tid {
-        let index = |r: &Run| {
-            r.threads
-                .keys()
-                .map(|&(p, t)| (t, (p, t)))
-                .collect::<BTreeMap<_, _>>()
-        };
-        let (ia, ib) = (index(a), index(b));
-        let all: BTreeSet<i64> = ia.keys().chain(ib.keys()).copied().collect();
+        let all: BTreeSet<Thread> = a.threads.keys().chain(b.threads.keys()).copied().collect();
         let pairs = all
             .into_iter()
-            .map(|t| (ia.get(&t).copied(), ib.get(&t).copied()))
+            .map(|t| {
+                (
+                    a.threads.contains_key(&t).then_some(t),
+                    b.threads.contains_key(&t).then_some(t),
+                )
+            })
             .collect();
         return ("tid", pairs);
     }

@@ -2,7 +2,8 @@
 //! reader's JSON Lines; each call reduced to a [`DiffCall`].
 
 use std::fmt::Write as _;
-use std::io;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
 
 use serde_json::{Map, Value};
@@ -187,22 +188,27 @@ impl Sink for Collect<'_> {
     }
 }
 
-/// Reads a run: a raw trace file, or the reader's JSON Lines.
+/// Reads a run: a raw trace file, or the reader's JSON Lines (read line
+/// by line: only the reduced calls stay in memory).
 ///
 /// # Errors
 /// An unreadable file, a trace that does not decode, a line that is not
 /// the reader's JSON.
 pub fn load(path: &Path) -> Result<Run, DiffError> {
-    let bytes = std::fs::read(path).map_err(|source| DiffError::Read {
+    let read_err = |source| DiffError::Read {
         path: path.to_owned(),
         source,
-    })?;
+    };
+    let mut input = BufReader::new(File::open(path).map_err(read_err)?);
     let mut run = Run::default();
-    if trace::is_trace(&bytes) {
+    if trace::is_trace(input.fill_buf().map_err(read_err)?) {
+        let mut bytes = Vec::new();
+        input.read_to_end(&mut bytes).map_err(read_err)?;
         let t = trace::read_trace(&bytes).map_err(|source| DiffError::Trace {
             path: path.to_owned(),
             source,
         })?;
+        drop(bytes);
         if !t.complete {
             tracing::warn!(
                 "{}: the trace file has no END frame: the recording was cut short",
@@ -215,27 +221,31 @@ pub fn load(path: &Path) -> Result<Run, DiffError> {
             pmus: t.header.pmus.clone(),
         };
         let assembler = Assembler::new(&t.header.cpus, t.header.window_ns, &mut sink);
-        pipeline::replay(t.msgs, assembler).map_err(|source| DiffError::Read {
-            path: path.to_owned(),
-            source,
-        })?;
+        pipeline::replay(t.msgs, assembler).map_err(read_err)?;
         return Ok(run);
     }
-    let text = std::str::from_utf8(&bytes).map_err(|_| DiffError::Json {
-        path: path.to_owned(),
-        line: 1,
-        why: "neither a trace file nor JSON Lines (not UTF-8)".to_owned(),
-    })?;
-    for (i, line) in text.lines().enumerate() {
+    let mut line = String::new();
+    for n in 1.. {
+        line.clear();
+        let err = |why: String| DiffError::Json {
+            path: path.to_owned(),
+            line: n,
+            why,
+        };
+        match input.read_line(&mut line) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::InvalidData => {
+                return Err(err(
+                    "neither a trace file nor JSON Lines (not UTF-8)".to_owned()
+                ))
+            }
+            Err(e) => return Err(read_err(e)),
+        }
         if line.trim().is_empty() {
             continue;
         }
-        let err = |why: String| DiffError::Json {
-            path: path.to_owned(),
-            line: i + 1,
-            why,
-        };
-        let v: Value = serde_json::from_str(line).map_err(|e| {
+        let v: Value = serde_json::from_str(&line).map_err(|e| {
             err(format!(
                 "neither a trace file nor the reader's JSON Lines: {e}"
             ))

@@ -7,7 +7,7 @@
 //! Only what the JSON line holds is used, so both inputs compare alike.
 //!
 //! * **Threads.** Calls are grouped per thread. When both runs have the
-//!   same set of tids, threads are matched by tid; otherwise by spawn
+//!   same threads (pid, tid), threads are matched by tid; otherwise by spawn
 //!   order: processes ranked by pid, threads by tid within their process
 //!   ([`Matching`]). A thread of one run only has all its calls reported
 //!   as only in that run.
@@ -80,7 +80,7 @@ pub enum DiffError {
 /// How threads of the two runs are paired.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Matching {
-    /// By tid when both runs have the same set of tids, else by order.
+    /// By tid when both runs have the same threads (pid, tid), else by order.
     Auto,
     /// By tid.
     Tid,

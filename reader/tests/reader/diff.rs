@@ -141,6 +141,22 @@ fn equal_runs_exit_0() {
     assert_eq!(d.summary["matched_by"], "tid");
     assert_eq!(d.summary["calls"]["compared"], 16);
     assert_eq!(d.summary["calls"]["differing"], 0);
+    // -o FILE: the same report in FILE, nothing on stdout.
+    let report = tmp.0.join("report.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_reader"))
+        .args(["diff", "--format", "json", "-o"])
+        .arg(&report)
+        .arg(&a)
+        .arg(&a)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.is_empty());
+    let saved: Value =
+        serde_json::from_str(std::fs::read_to_string(&report).unwrap().trim()).unwrap();
+    assert_eq!(saved, d.summary);
+    // Options that cannot apply to two runs are refused.
+    assert_eq!(diff(&a, &a, &["-p", "100"]).code, Some(2));
 }
 
 #[test]
@@ -382,4 +398,18 @@ fn a_real_trace_against_its_json() {
     assert_eq!(x["kinds"], json!(["ret", "required_size", "size_written"]));
     assert_eq!(x["a"]["call_id"], lines[k]["call_id"]);
     assert_eq!(x["a"]["tid"], lines[k]["tid"]);
+}
+
+#[test]
+fn a_tid_reused_in_another_process_is_another_thread() {
+    let tmp = Scratch::new("reuse");
+    let mut ra = run(100, &[100, 101], 2);
+    // Process 100 exited; process 200 got thread id 101 again.
+    ra.extend(run(200, &[200, 101], 30));
+    let a = tmp.write("a.jsonl", &ra);
+    let d = diff(&a, &a, &[]);
+    assert_eq!(d.code, Some(0), "{:?}", d.differences);
+    assert_eq!(d.summary["threads"]["a"], 4);
+    assert_eq!(d.summary["threads"]["matched"], 4);
+    assert_eq!(d.summary["calls"]["compared"], 32);
 }
