@@ -15,6 +15,9 @@ PACKAGES=(
 	qemu-system-x86 busybox-static
 	# fetching the pinned source
 	dpkg-dev ca-certificates
+	# scripts/bench.sh: QEMU's insn plugin (built against glib), strace in
+	# the guest
+	libglib2.0-dev pkg-config strace
 )
 
 stage "checking ${#PACKAGES[@]} host packages"
