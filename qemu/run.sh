@@ -14,6 +14,10 @@
 #   --accel auto|kvm|tcg default: auto (KVM only if it really runs a guest)
 #   --log FILE           console log (default: $ANTINOMIE_CACHE/console.log)
 #   --quiet              do not echo the console while it runs
+#   --qemu-arg ARG       one more QEMU argument (repeat for more), e.g. a TCG
+#                        plugin: --qemu-arg -plugin --qemu-arg PATH,inline=on
+#   --no-kunit           boot with kunit.enable=0 and do not judge KUnit
+#                        (benchmarks: their boots should not run the suites)
 # Exits 0 only if the scenario passed, KUnit passed, and the console holds
 # no kernel splat; otherwise prints one line with the reason, then the tail
 # of the console.
@@ -21,7 +25,8 @@
 
 kernel=$ANTINOMIE_CACHE/kernels/normal/arch/x86/boot/bzImage
 initrd=$ANTINOMIE_CACHE/initramfs/initramfs.cpio.gz
-scenario=smoke interactive=0 timeout_s=300 append="" accel=auto quiet=0
+scenario=smoke interactive=0 timeout_s=300 append="" accel=auto quiet=0 kunit=1
+extra_qemu=()
 log=$ANTINOMIE_CACHE/console.log
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -35,6 +40,8 @@ while [ $# -gt 0 ]; do
 	--accel) accel=$2; shift ;;
 	--log) log=$2; shift ;;
 	--quiet) quiet=1 ;;
+	--qemu-arg) extra_qemu+=("$2"); shift ;;
+	--no-kunit) kunit=0 ;;
 	*) die "unknown option $1 (see the header of $0)" ;;
 	esac
 	shift
@@ -95,8 +102,9 @@ fi
 qemu=(qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -smp 4 -m 1G
 	-nodefaults -display none -no-reboot
 	-kernel "$kernel" -initrd "$initrd"
-	-device isa-debug-exit,iobase=0xf4,iosize=0x04)
+	-device isa-debug-exit,iobase=0xf4,iosize=0x04 "${extra_qemu[@]}")
 cmdline="console=ttyS0 panic=-1 antinomie.scenario=$scenario $append"
+[ $kunit -eq 1 ] || cmdline="$cmdline kunit.enable=0"
 
 if [ $interactive -eq 1 ]; then
 	stage "interactive guest ($accel, -smp 4); Ctrl-a x quits QEMU"
@@ -150,7 +158,7 @@ ktap_suites=$(grep -E '^(not )?ok [0-9]+ [^ #]+' <<<"$kmsg" || true)
 kunit_failed=$(grep -E '^not ok ' <<<"$ktap_suites" | awk '{print $4}' || true)
 [ -n "$kunit_failed" ] && fail "KUnit suite(s) failed: $(echo $kunit_failed)"
 missing=()
-while read -r suite sym; do
+while [ $kunit -eq 1 ] && read -r suite sym; do
 	case "$suite" in '' | \#*) continue ;; esac
 	if [ -n "${sym:-}" ] && ! grep -qx "$sym=y" "$kconfig" 2>/dev/null; then
 		continue
