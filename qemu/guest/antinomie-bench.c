@@ -6,6 +6,7 @@
  * is checked, so a loop that stopped measuring its path fails instead.
  *
  * usage: antinomie-bench [-t THREADS] [-n CALLS] [-r RATE] PATH...
+ *        antinomie-bench device enable|disable|ring-size BYTES|counters
  *   PATH   einval   perf_event_open with bad flags: EINVAL before the attr
  *                   is read
  *          e2big    a 200-byte attr with a non-zero byte past the kernel's
@@ -21,6 +22,11 @@
  *          instruction-count baseline)
  *   -r     pace: at most RATE calls per second over all threads (loss test)
  *
+ * The device commands drive /dev/antinomie (as antinomie-e2e device does,
+ * without its 11 MB: the instruction-count boots decompress a small image);
+ * counters prints one JSON array, {"cpu", "producer_pos", "consumer_pos",
+ * "produced", "lost"} per possible CPU.
+ *
  * Prints per PATH one line:
  *   antinomie-bench: path=P threads=T calls=C wall_ns=W ns_per_call=X
  * with C = CALLS * THREADS and X = W / C: under single-threaded TCG the
@@ -29,6 +35,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
 #include <sched.h>
@@ -36,9 +43,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "../../abi/antinomie.h"
 
 #define MAX_THREADS 64
 #define BIG_ATTR 4096
@@ -257,12 +267,76 @@ static int run(enum path path, unsigned int threads, unsigned long calls, double
 	return 0;
 }
 
+static int device_cmd(int argc, char **argv)
+{
+	struct antinomie_info info = { 0 };
+	int fd = open("/dev/antinomie", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0) {
+		perror("antinomie-bench: /dev/antinomie");
+		return 1;
+	}
+	if (ioctl(fd, ANTINOMIE_IOC_GET_INFO, &info)) {
+		perror("antinomie-bench: ANTINOMIE_IOC_GET_INFO");
+		return 1;
+	}
+	if (argc == 1 && !strcmp(argv[0], "enable")) {
+		if (ioctl(fd, ANTINOMIE_IOC_ENABLE)) {
+			perror("antinomie-bench: ANTINOMIE_IOC_ENABLE");
+			return 1;
+		}
+	} else if (argc == 1 && !strcmp(argv[0], "disable")) {
+		if (ioctl(fd, ANTINOMIE_IOC_DISABLE)) {
+			perror("antinomie-bench: ANTINOMIE_IOC_DISABLE");
+			return 1;
+		}
+	} else if (argc == 2 && !strcmp(argv[0], "ring-size")) {
+		__u64 size = parse_ulong(argv[1], "ring size");
+
+		if (ioctl(fd, ANTINOMIE_IOC_SET_RING_SIZE, &size)) {
+			perror("antinomie-bench: ANTINOMIE_IOC_SET_RING_SIZE");
+			return 1;
+		}
+	} else if (argc == 1 && !strcmp(argv[0], "counters")) {
+		const char *sep = "";
+
+		printf("[");
+		for (__u32 cpu = 0; cpu < info.cpu_id_limit; cpu++) {
+			struct antinomie_counters c = { .cpu = cpu };
+
+			/* A CPU that is not possible has no ring: ENODEV. */
+			if (ioctl(fd, ANTINOMIE_IOC_GET_COUNTERS, &c)) {
+				if (errno == ENODEV)
+					continue;
+				perror("antinomie-bench: ANTINOMIE_IOC_GET_COUNTERS");
+				return 1;
+			}
+			printf("%s{\"cpu\":%u,\"producer_pos\":%llu,\"consumer_pos\":%llu,\"produced\":%llu,\"lost\":[",
+			       sep, cpu, (unsigned long long)c.producer_pos,
+			       (unsigned long long)c.consumer_pos, (unsigned long long)c.produced);
+			for (int i = 0; i < ANTINOMIE_LOST_NR_SLOTS; i++)
+				printf("%s%llu", i ? "," : "", (unsigned long long)c.lost[i]);
+			printf("]}");
+			sep = ",";
+		}
+		printf("]\n");
+	} else {
+		fprintf(stderr, "antinomie-bench: device enable|disable|ring-size BYTES|counters\n");
+		return 2;
+	}
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long threads = 1, calls = 10000;
 	double rate = 0;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int opt, rc = 0;
+
+	if (argc >= 2 && !strcmp(argv[1], "device"))
+		return device_cmd(argc - 2, argv + 2);
 
 	while ((opt = getopt(argc, argv, "t:n:r:")) != -1) {
 		switch (opt) {
