@@ -232,7 +232,11 @@ def main():
                 f"next to the unpaced producer rate of {unp} calls/s."
             )
         out.append("")
-    print("\n".join(out))
+    try:
+        print("\n".join(out))
+    except BrokenPipeError:
+        # A closed pipe (| head) is not an error.
+        sys.stderr.close()
 
 
 if __name__ == "__main__":
