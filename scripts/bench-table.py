@@ -155,6 +155,8 @@ def main():
             )
             out.append("|---|---|---|---|---|---|")
             for p in PATHS:
+                if not any(k[2] == t and k[3] == p for k in insn):
+                    continue
                 b = insn.get(("bench", "off", t, p))
                 row = [PATH_LABEL[p]]
                 k = insn.get(("off", "off", t, p))
