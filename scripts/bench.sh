@@ -13,18 +13,18 @@
 # Prints the tables (Markdown) and keeps everything in the run directory.
 #
 # usage: scripts/bench.sh [options]
-#   --calls N          timing calls per thread and cell (default 10000)
+#   --calls N          timing calls per thread and cell (default 2000)
 #   --rounds R         alternating rounds (default 5)
-#   --strace-calls N   calls per thread under strace (default 200)
+#   --strace-calls N   calls per thread under strace (default 50)
 #   --threads LIST     thread counts, comma-separated (default 1,4)
 #   --paths LIST       default einval,e2big,swevent,big,getpid
-#   --insn-calls N     calls per instruction-count boot (default 100000;
+#   --insn-calls N     calls per instruction-count boot (default 50000;
 #                      0 skips the instruction counts)
 #   --insn-threads LIST  thread counts for the instruction counts (default 1,4)
-#   --loss-calls N     unpaced loss-test calls per thread (default 20000; 0
+#   --loss-calls N     unpaced loss-test calls per thread (default 40000; 0
 #                      skips the loss test)
 #   --loss-path P      the loss test's path (default einval)
-#   --loss-secs S      length of each paced trial (default 3)
+#   --loss-secs S      length of each paced trial (default 2)
 #   --loss-steps K     bisection steps for the paced rate (default 5)
 #   --ring-size BYTES  rings of the timing and insn boots (default 64 MiB:
 #                      nothing lost)
@@ -39,10 +39,10 @@
 # env: as scripts/build-kernel.sh (ANTINOMIE_CACHE, KERNEL_TARBALL, ...)
 . "$(dirname "$0")/lib.sh"
 
-calls=10000 rounds=5 strace_calls=200 threads=1,4
+calls=2000 rounds=5 strace_calls=50 threads=1,4
 paths=einval,e2big,swevent,big,getpid
-insn_calls=100000 insn_threads=1,4
-loss_calls=20000 loss_path=einval loss_secs=3 loss_steps=5
+insn_calls=50000 insn_threads=1,4
+loss_calls=40000 loss_path=einval loss_secs=2 loss_steps=5
 ring=$((64 << 20)) out="" table_only="" skip_build=0 jobs=1
 steps=time-bench,time-off,insn,loss insn_kernels=bench,off
 num() { [[ "$2" =~ ^[0-9]+$ ]] || die "$1 needs a number, got '$2'"; }
