@@ -96,13 +96,19 @@ def main():
     rounds = max((len(v) for v in bench.values()), default=0)
     out = []
 
+    if not bench and not off:
+        threads_t = []
+    else:
+        threads_t = threads
     out.append(
         f"Wall time per call under TCG: median of {rounds} alternating rounds in one boot "
         "(min beside it), ×ratio to capture off in the same boot; the off kernel "
         "is its own boot, its ratio is to capture off too."
     )
     out.append("")
-    for t in threads:
+    if not threads_t:
+        out = []
+    for t in threads_t:
         out.append(f"**{t} thread{'s' if t > 1 else ''}** (one per vCPU)")
         out.append("")
         out.append(
