@@ -18,7 +18,10 @@
 #                        scenario's own output (no kernel messages; the log
 #                        keeps them all and the run is judged on the log)
 #   --mem SIZE           guest memory (default: 1G)
-#   --qemu-arg ARG       one more QEMU argument (repeat for more)
+#   --qemu-arg ARG       one more QEMU argument (repeat for more), e.g. a TCG
+#                        plugin: --qemu-arg -plugin --qemu-arg PATH,inline=on
+#   --no-kunit           boot with kunit.enable=0 and do not judge KUnit
+#                        (benchmarks: their boots should not run the suites)
 # Exits 0 only if the scenario passed, KUnit passed, and the console holds
 # no kernel splat; otherwise prints one line with the reason, then the tail
 # of the console.
@@ -26,7 +29,7 @@
 
 kernel=$ANTINOMIE_CACHE/kernels/normal/arch/x86/boot/bzImage
 initrd=$ANTINOMIE_CACHE/initramfs/initramfs.cpio.gz
-scenario=smoke interactive=0 timeout_s=300 append="" accel=auto quiet=0
+scenario=smoke interactive=0 timeout_s=300 append="" accel=auto quiet=0 kunit=1
 console=all mem=1G extra_qemu=()
 log=$ANTINOMIE_CACHE/console.log
 while [ $# -gt 0 ]; do
@@ -44,6 +47,7 @@ while [ $# -gt 0 ]; do
 	--console) console=$2; shift ;;
 	--mem) mem=$2; shift ;;
 	--qemu-arg) extra_qemu+=("$2"); shift ;;
+	--no-kunit) kunit=0 ;;
 	*) die "unknown option $1 (see the header of $0)" ;;
 	esac
 	shift
@@ -127,6 +131,7 @@ qemu=(qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -smp 4 -m "$mem"
 	-kernel "$kernel" -initrd "$initrd"
 	-device isa-debug-exit,iobase=0xf4,iosize=0x04 "${extra_qemu[@]}")
 cmdline="console=ttyS0 panic=-1 antinomie.scenario=$scenario $append"
+[ $kunit -eq 1 ] || cmdline="$cmdline kunit.enable=0"
 
 if [ $interactive -eq 1 ]; then
 	stage "interactive guest ($accel, -smp 4); Ctrl-a x quits QEMU"
@@ -186,7 +191,7 @@ ktap_suites=$(grep -E '^(not )?ok [0-9]+ [^ #]+' <<<"$kmsg" || true)
 kunit_failed=$(grep -E '^not ok ' <<<"$ktap_suites" | awk '{print $4}' || true)
 [ -n "$kunit_failed" ] && fail "KUnit suite(s) failed: $(echo $kunit_failed)"
 missing=()
-while read -r suite sym; do
+while [ $kunit -eq 1 ] && read -r suite sym; do
 	case "$suite" in '' | \#*) continue ;; esac
 	if [ -n "${sym:-}" ] && ! grep -qx "$sym=y" "$kconfig" 2>/dev/null; then
 		continue

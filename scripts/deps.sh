@@ -20,6 +20,9 @@ PACKAGES=(
 	dpkg-dev ca-certificates
 	# scripts/run-in-guest.sh lays host programs with their libraries
 	libc-bin
+	# scripts/bench.sh: QEMU's insn plugin (built against glib), strace in
+	# the guest
+	libglib2.0-dev pkg-config strace
 )
 
 # command:package
@@ -38,6 +41,8 @@ COMMANDS=(
 	qemu-system-x86_64:qemu-system-x86 cpio:cpio gzip:gzip ldd:libc-bin
 	timeout:coreutils sha256sum:coreutils truncate:coreutils base64:coreutils
 	awk:mawk sed:sed grep:grep find:findutils xargs:findutils
+	# scripts/bench.sh
+	pkg-config:pkg-config strace:strace
 )
 
 # module:package for Debian's /usr/bin/python3 (checkpatch's spdxcheck.py)

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/io.h>
+#include <termios.h>
 #include <unistd.h>
 
 #define DEBUG_EXIT_PORT 0xf4
@@ -21,6 +22,13 @@ int main(int argc, char **argv)
 	if (rc < 0 || rc > 126)
 		rc = 126;
 	sync();
+	/*
+	 * Let the serial console send what init printed (the scenario's end
+	 * marker) before QEMU exits: under -icount the exit can otherwise
+	 * overtake the UART's transmission.
+	 */
+	tcdrain(STDOUT_FILENO);
+	tcdrain(STDERR_FILENO);
 	if (ioperm(DEBUG_EXIT_PORT, 1, 1)) {
 		perror("guest-exit: ioperm");
 		return 1;

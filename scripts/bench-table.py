@@ -1,0 +1,251 @@
+#!/usr/bin/env python3
+"""Print the capture-cost tables of a scripts/bench.sh run (Markdown).
+
+usage: scripts/bench-table.py RUN_DIR
+
+RUN_DIR holds what bench.sh wrote: time-bench.log and time-off.log (the
+consoles of the timing boots), insn.tsv (one line per instruction-count
+boot: kernel mode threads path calls insns) and loss.log (the loss test's
+console). Missing parts are left out of the tables, never invented.
+"""
+
+import re
+import statistics
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+PATHS = ["einval", "e2big", "swevent", "big", "getpid"]
+PATH_LABEL = {
+    "einval": "EINVAL (bad flags, attr not read)",
+    "e2big": "E2BIG (size 200, non-zero tail)",
+    "swevent": "software event, open + close",
+    "big": "4096-byte attr, zero tail, open + close",
+    "getpid": "getpid (not traced)",
+}
+LINE = re.compile(
+    r"bench: round=(\d+) mode=(\w+) path=(\w+) threads=(\d+) calls=(\d+) "
+    r"wall_ns=(\d+) ns_per_call=([0-9.]+)"
+)
+
+
+def read_times(log):
+    """{(mode, threads, path): [ns per call, one per round]}"""
+    cells = defaultdict(list)
+    if not log.exists():
+        return cells
+    for line in log.read_text(errors="replace").splitlines():
+        m = LINE.search(line)
+        if m:
+            _, mode, path, threads, _, _, ns = m.groups()
+            cells[(mode, int(threads), path)].append(float(ns))
+    return cells
+
+
+def read_insns(tsv):
+    """{(kernel, mode, threads, path): insns per call}, from N and 0 boots."""
+    boots = defaultdict(dict)
+    if not tsv.exists():
+        return {}
+    for line in tsv.read_text().splitlines():
+        kernel, mode, threads, path, calls, insns = line.split("\t")
+        boots[(kernel, mode, int(threads))][(path, int(calls))] = int(insns)
+    out = {}
+    for (kernel, mode, threads), b in boots.items():
+        zero = b.get(("zero", 0))
+        if zero is None:
+            continue
+        for (path, calls), insns in b.items():
+            if calls > 0:
+                out[(kernel, mode, threads, path)] = (insns - zero) / calls
+    return out
+
+
+def fmt_ns(v):
+    return f"{v / 1000:.2f} µs" if v >= 1000 else f"{v:.0f} ns"
+
+
+def time_cell(cells, key, base):
+    v = cells.get(key)
+    if not v:
+        return "—"
+    med, lo = statistics.median(v), min(v)
+    s = f"{fmt_ns(med)} (min {fmt_ns(lo)})"
+    if base and cells.get(base) and key != base:
+        s += f" ×{med / statistics.median(cells[base]):.2f}"
+    return s
+
+
+def strace_ratio(cells, t, p):
+    """strace's time per call over what capture adds to capture off."""
+    b, c, s = (cells.get((m, t, p)) for m in ("off", "capture", "strace"))
+    if p == "getpid" or not (b and c and s):
+        return "—"
+    added = statistics.median(c) - statistics.median(b)
+    if added <= 0:
+        return "capture adds nothing measurable"
+    return f"{statistics.median(s) / added:.0f}×"
+
+
+def main():
+    run = Path(sys.argv[1])
+    bench = read_times(run / "time-bench.log")
+    off = read_times(run / "time-off.log")
+    insn = read_insns(run / "insn.tsv")
+    threads = sorted({k[1] for k in bench} | {k[1] for k in off} | {k[2] for k in insn})
+    rounds = max((len(v) for v in bench.values()), default=0)
+    out = []
+
+    if not bench and not off:
+        threads_t = []
+    else:
+        threads_t = threads
+    out.append(
+        f"Wall time per call under TCG: median of {rounds} alternating rounds in one boot "
+        "(min beside it), ×ratio to capture off in the same boot; the off kernel "
+        "is its own boot, its ratio is to capture off too."
+    )
+    out.append("")
+    if not threads_t:
+        out = []
+    for t in threads_t:
+        out.append(f"**{t} thread{'s' if t > 1 else ''}** (one per vCPU)")
+        out.append("")
+        out.append(
+            "| path | off kernel | capture off | capture on | ftrace events | strace "
+            "| strace ÷ capture's added (medians) |"
+        )
+        out.append("|---|---|---|---|---|---|---|")
+        for p in PATHS:
+            base = ("off", t, p)
+            if not bench.get(base) and not off.get(base):
+                continue
+            offk = off.get(base)
+            offk_s = "—"
+            if offk:
+                offk_s = f"{fmt_ns(statistics.median(offk))} (min {fmt_ns(min(offk))})"
+                if bench.get(base):
+                    offk_s += f" ×{statistics.median(offk) / statistics.median(bench[base]):.2f}"
+            row = [
+                PATH_LABEL[p],
+                offk_s,
+                time_cell(bench, base, None),
+                time_cell(bench, ("capture", t, p), base),
+                time_cell(bench, ("ftrace", t, p), base),
+                time_cell(bench, ("strace", t, p), base),
+                strace_ratio(bench, t, p),
+            ]
+            out.append("| " + " | ".join(row) + " |")
+        if bench.get(("rawsys", t, "getpid")):
+            out.append(
+                "| getpid, ftrace raw_syscalls events | | | | "
+                + time_cell(bench, ("rawsys", t, "getpid"), ("off", t, "getpid"))
+                + " | | |"
+            )
+        out.append("")
+
+    if insn:
+        out.append(
+            "Guest instructions per call (QEMU's insn plugin, all vCPUs: (boot with N calls − "
+            "boot with 0 calls) / N); +added over capture off on the same kernel."
+        )
+        out.append("")
+        for t in threads:
+            if not any(k[2] == t for k in insn):
+                continue
+            out.append(f"**{t} thread{'s' if t > 1 else ''}**")
+            out.append("")
+            out.append(
+                "| path | off kernel | capture off | capture on | ftrace events "
+                "| capture's added ÷ ftrace's added (insns; median time) |"
+            )
+            out.append("|---|---|---|---|---|---|")
+            for p in PATHS:
+                if not any(k[2] == t and k[3] == p for k in insn):
+                    continue
+                b = insn.get(("bench", "off", t, p))
+                row = [PATH_LABEL[p]]
+                k = insn.get(("off", "off", t, p))
+                row.append("—" if k is None else f"{k:.0f}")
+                row.append("—" if b is None else f"{b:.0f}")
+                added = {}
+                for mode in ("capture", "ftrace"):
+                    v = insn.get(("bench", mode, t, p))
+                    if v is None:
+                        row.append("—")
+                    elif b is None:
+                        row.append(f"{v:.0f}")
+                    else:
+                        added[mode] = v - b
+                        row.append(f"{v:.0f} ({v - b:+.0f})")
+                ratio = "—"
+                if p != "getpid" and len(added) == 2 and added["ftrace"] > 0:
+                    ratio = f"**{added['capture'] / added['ftrace']:.2f}**"
+                    tb = bench.get(("off", t, p))
+                    tc = bench.get(("capture", t, p))
+                    tf = bench.get(("ftrace", t, p))
+                    if tb and tc and tf:
+                        mb = statistics.median(tb)
+                        df = statistics.median(tf) - mb
+                        if df > 0:
+                            ratio += f"; {(statistics.median(tc) - mb) / df:.2f}"
+                row.append(ratio)
+                out.append("| " + " | ".join(row) + " |")
+            v = insn.get(("bench", "rawsys", t, "getpid"))
+            b = insn.get(("bench", "off", t, "getpid"))
+            if v is not None:
+                extra = f"{v:.0f}" if b is None else f"{v:.0f} ({v - b:+.0f})"
+                out.append(f"| getpid, ftrace raw_syscalls events | | | | {extra} | |")
+            out.append("")
+
+    loss = run / "loss.log"
+    if loss.exists():
+        text = loss.read_text(errors="replace")
+        rows = re.findall(
+            r"bench: loss size=(\d+) rate=(\d+) calls=(\d+) wall_ns=(\d+) lost=(\d+)", text
+        )
+        cpus = re.findall(
+            r"bench: loss-cpu size=(\d+) rate=(\d+) cpu=(\d+) made=(\d+) produced=(\d+) "
+            r"consumed=(\d+) lost=(\d+)",
+            text,
+        )
+        out.append(
+            "Loss test: 4 pinned threads, `reader --follow --format json --output TRACE` "
+            "recording in the guest; records made = 2 per call; written and lost are the "
+            "kernel's counters, consumed the reader's; per CPU written + lost = made and "
+            "consumed = written (checked in the guest)."
+        )
+        out.append("")
+        out.append("| ring | pace (calls/s) | calls | calls/s made | records made | written | consumed | lost | lost % | lost per CPU |")
+        out.append("|---|---|---|---|---|---|---|---|---|---|")
+        for size, rate, calls, wall, lost in rows:
+            per = [c for c in cpus if c[0] == size and c[1] == rate]
+            made = sum(int(c[3]) for c in per)
+            prod = sum(int(c[4]) for c in per)
+            cons = sum(int(c[5]) for c in per)
+            lostc = [c[6] for c in per]
+            ring = f"{int(size) // 1024} KiB" if int(size) < 1 << 20 else f"{int(size) >> 20} MiB"
+            achieved = int(calls) * 1e9 / int(wall)
+            pct = 100 * int(lost) / made if made else 0
+            out.append(
+                f"| {ring} | {'unpaced' if rate == '0' else rate} | {calls} | {achieved:.0f} | {made} | {prod} | {cons} | {lost} | {pct:.1f} | {' / '.join(lostc)} |"
+            )
+        m = re.search(r"bench: loss-paced size=(\d+) lossless=(\d+) lossy=(\d+) unpaced=(\d+)", text)
+        if m:
+            size, lo, hi, unp = m.groups()
+            out.append("")
+            out.append(
+                f"Highest paced rate with nothing lost at {int(size) >> 20} MiB rings: "
+                f"**{lo} calls/s** over 4 threads (bisection; {hi} calls/s lost records), "
+                f"next to the unpaced producer rate of {unp} calls/s."
+            )
+        out.append("")
+    try:
+        print("\n".join(out))
+    except BrokenPipeError:
+        # A closed pipe (| head) is not an error.
+        sys.stderr.close()
+
+
+if __name__ == "__main__":
+    main()

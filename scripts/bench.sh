@@ -1,0 +1,253 @@
+#!/usr/bin/env bash
+# Capture cost, side by side with ftrace's syscall events and strace, in the
+# QEMU guest (issue 9; method and latest table in BENCHMARKS.md). Builds
+# what it needs: the `bench` kernel (normal + CONFIG_FTRACE_SYSCALLS) and
+# the `off` kernel (CONFIG_ANTINOMIE=n), QEMU's insn plugin, an image with
+# the host's strace; then boots:
+#   1. the bench kernel once: capture off / capture on / ftrace events /
+#      strace alternating, --rounds rounds, threads 1 and 4;
+#   2. the off kernel once: the same loops, the baseline;
+#   3. one boot per instruction-count cell with N calls, and one with 0
+#      calls per kernel, mode and thread count: (N boot - 0 boot) / N;
+#   4. the loss test: reader --follow recording while 4 threads call.
+# Prints the tables (Markdown) and keeps everything in the run directory.
+#
+# usage: scripts/bench.sh [options]
+#   --calls N          timing calls per thread and cell (default 2000)
+#   --rounds R         alternating rounds (default 5)
+#   --strace-calls N   calls per thread under strace (default 50)
+#   --threads LIST     thread counts, comma-separated (default 1,4)
+#   --paths LIST       default einval,e2big,swevent,big,getpid
+#   --insn-calls N     calls per instruction-count boot (default 50000;
+#                      0 skips the instruction counts)
+#   --insn-threads LIST  thread counts for the instruction counts (default 1,4)
+#   --loss-calls N     unpaced loss-test calls per thread (default 40000; 0
+#                      skips the loss test)
+#   --loss-path P      the loss test's path (default einval)
+#   --loss-secs S      length of each paced trial (default 2)
+#   --loss-steps K     bisection steps for the paced rate (default 5)
+#   --ring-size BYTES  rings of the timing and insn boots (default 64 MiB:
+#                      nothing lost)
+#   --jobs J           instruction-count boots run at once (default 1;
+#                      counts do not depend on it, times are not taken there)
+#   --steps LIST       of time-bench,time-off,insn,loss (default: all); with
+#                      --out, later steps add to an earlier run's directory
+#   --insn-kernels LIST  bench,off (default both)
+#   --out DIR          run directory (default $ANTINOMIE_CACHE/bench/<UTC time>)
+#   --table DIR        only print the tables of an earlier run
+#   --skip-build       boot the kernels and image already built
+# env: as scripts/build-kernel.sh (ANTINOMIE_CACHE, KERNEL_TARBALL, ...)
+. "$(dirname "$0")/lib.sh"
+
+calls=2000 rounds=5 strace_calls=50 threads=1,4
+paths=einval,e2big,swevent,big,getpid
+insn_calls=50000 insn_threads=1,4
+loss_calls=40000 loss_path=einval loss_secs=2 loss_steps=5
+ring=$((64 << 20)) out="" table_only="" skip_build=0 jobs=1
+steps=time-bench,time-off,insn,loss insn_kernels=bench,off
+num() { [[ "$2" =~ ^[0-9]+$ ]] || die "$1 needs a number, got '$2'"; }
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--calls) num "$1" "${2:-}"; calls=$2; shift ;;
+	--rounds) num "$1" "${2:-}"; rounds=$2; shift ;;
+	--strace-calls) num "$1" "${2:-}"; strace_calls=$2; shift ;;
+	--threads) threads=${2:?--threads needs a list}; shift ;;
+	--paths) paths=${2:?--paths needs a list}; shift ;;
+	--insn-calls) num "$1" "${2:-}"; insn_calls=$2; shift ;;
+	--insn-threads) insn_threads=${2:?--insn-threads needs a list}; shift ;;
+	--loss-calls) num "$1" "${2:-}"; loss_calls=$2; shift ;;
+	--loss-path) loss_path=${2:?--loss-path needs a path}; shift ;;
+	--loss-secs) num "$1" "${2:-}"; loss_secs=$2; shift ;;
+	--loss-steps) num "$1" "${2:-}"; loss_steps=$2; shift ;;
+	--ring-size) num "$1" "${2:-}"; ring=$2; shift ;;
+	--out) out=${2:?--out needs a directory}; shift ;;
+	--jobs) num "$1" "${2:-}"; jobs=$2; shift ;;
+	--steps) steps=${2:?--steps needs a list}; shift ;;
+	--insn-kernels) insn_kernels=${2:?--insn-kernels needs a list}; shift ;;
+	--table) table_only=${2:?--table needs a run directory}; shift ;;
+	--skip-build) skip_build=1 ;;
+	*) die "unknown option $1 (see the header of $0)" ;;
+	esac
+	shift
+done
+for list in "$threads" "$insn_threads"; do
+	[[ "$list" =~ ^[1-4](,[1-4])*$ ]] || die "thread counts must be 1..4 (one per vCPU), got '$list'"
+done
+for p in ${paths//,/ } $loss_path; do
+	case "$p" in einval | e2big | swevent | big | getpid) ;; *) die "unknown path '$p'" ;; esac
+done
+[ "$rounds" -ge 1 ] || die "--rounds must be at least 1"
+[ "$jobs" -ge 1 ] || die "--jobs must be at least 1"
+for st in ${steps//,/ }; do
+	case "$st" in time-bench | time-off | insn | loss) ;; *) die "unknown step '$st'" ;; esac
+done
+for k in ${insn_kernels//,/ }; do
+	case "$k" in bench | off) ;; *) die "unknown kernel '$k' in --insn-kernels" ;; esac
+done
+step() { case ",$steps," in *,"$1",*) return 0 ;; esac; return 1; }
+
+if [ -n "$table_only" ]; then
+	[ -d "$table_only" ] || die "no run directory $table_only"
+	python3 "$ANTINOMIE_ROOT/scripts/bench-table.py" "$table_only"
+	exit 0
+fi
+
+out=${out:-$ANTINOMIE_CACHE/bench/$(date -u +%Y%m%dT%H%M%SZ)}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+stage "run directory $out; host load: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
+{
+	echo "date: $(date -u +%FT%TZ)"
+	echo "commit: $(git -C "$ANTINOMIE_ROOT" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(git -C "$ANTINOMIE_ROOT" diff --quiet HEAD -- 2>/dev/null || echo ' (with uncommitted changes)')"
+	echo "series: $(cat "$ANTINOMIE_ROOT"/kernel-patch/series | sha256sum | cut -c1-12)"
+	echo "qemu: $(qemu-system-x86_64 --version | head -n1)"
+	echo "options: calls=$calls rounds=$rounds strace_calls=$strace_calls threads=$threads paths=$paths insn_calls=$insn_calls insn_threads=$insn_threads loss_calls=$loss_calls loss_path=$loss_path loss_secs=$loss_secs loss_steps=$loss_steps ring=$ring"
+	echo "load before: $(uptime)"
+	echo "steps: $steps; insn kernels: $insn_kernels; jobs: $jobs"
+} >>"$out/run.txt"
+
+if [ $skip_build -eq 0 ]; then
+	"$ANTINOMIE_ROOT/scripts/install-deps.sh" | grep '^==>' || die "scripts/install-deps.sh failed"
+	need_cmd strace python3
+	for v in bench off; do
+		[ $v = off ] && [ -z "$(step time-off && echo y)$(step insn && [[ ",$insn_kernels," == *,off,* ]] && echo y)" ] && continue
+		stage "kernel '$v' (scripts/build-kernel.sh $v)"
+		"$ANTINOMIE_ROOT/scripts/build-kernel.sh" "$v" >"$out/build-$v.log" 2>&1 ||
+			die "scripts/build-kernel.sh $v failed: $(grep -m1 '^error:' "$out/build-$v.log" || tail -n1 "$out/build-$v.log")"
+	done
+	stage "QEMU's insn plugin (scripts/build-insn-plugin.sh)"
+	"$ANTINOMIE_ROOT/scripts/build-insn-plugin.sh" >"$out/plugin.log" 2>&1 ||
+		die "scripts/build-insn-plugin.sh failed: $(grep -m1 '^error:' "$out/plugin.log" || tail -n1 "$out/plugin.log")"
+	stage "guest image with the host's strace ($(strace -V | head -n1))"
+	extra=$ANTINOMIE_CACHE/bench-image
+	rm -rf "$extra"
+	"$ANTINOMIE_ROOT/qemu/add-program.sh" "$extra" strace >"$out/image.log" 2>&1 ||
+		die "qemu/add-program.sh strace failed: $(tail -n1 "$out/image.log")"
+	"$ANTINOMIE_ROOT/qemu/build-initramfs.sh" "$extra" >>"$out/image.log" 2>&1 ||
+		die "qemu/build-initramfs.sh failed: $(grep -m1 '^error:' "$out/image.log" || tail -n1 "$out/image.log")"
+else
+	need_cmd python3
+fi
+plugin=$("$ANTINOMIE_ROOT/scripts/build-insn-plugin.sh" 2>/dev/null | tail -n1)
+[ -f "$plugin" ] || die "no insn plugin (run without --skip-build)"
+initrd=$ANTINOMIE_CACHE/initramfs/initramfs.cpio.gz
+[ -f "$initrd" ] || die "no guest image at $initrd (run without --skip-build)"
+# The instruction-count boots use a small image: decompressing the full
+# one (40 MB, the Rust binaries and strace) costs ~2.5 G guest instructions
+# and most of the boot; the insn cells need only busybox, init, the
+# scenario and antinomie-bench.
+insn_initrd=$ANTINOMIE_CACHE/initramfs/initramfs-insn.cpio.gz
+if step insn && [ "$insn_calls" -gt 0 ]; then
+	small=$ANTINOMIE_CACHE/initramfs/root-insn
+	rm -rf "$small"
+	cp -a "$ANTINOMIE_CACHE/initramfs/root" "$small" || die "cannot copy the image root"
+	rm -rf "$small"/bin/{reader,antinomie-workload,antinomie-e2e} "$small/usr/local" "$small/lib" "$small/lib64" "$small/opt"
+	(cd "$small" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc --quiet -R 0:0 | gzip -1) >"$insn_initrd" ||
+		die "cannot pack the instruction-count image"
+fi
+kernel_of() {
+	local k=$ANTINOMIE_CACHE/kernels/$1/arch/x86/boot/bzImage
+	[ -f "$k" ] || die "no $1 kernel at $k (run without --skip-build)"
+	echo "$k"
+}
+kbench=$(kernel_of bench)
+grep -qx 'CONFIG_FTRACE_SYSCALLS=y' "$(dirname "$kbench")/../../../.config" ||
+	die "the bench kernel lacks CONFIG_FTRACE_SYSCALLS"
+koff=
+if step time-off || { step insn && [[ ",$insn_kernels," == *,off,* ]]; }; then
+	koff=$(kernel_of off)
+	grep -qx 'CONFIG_ANTINOMIE=y' "$(dirname "$koff")/../../../.config" &&
+		die "the off kernel has CONFIG_ANTINOMIE=y"
+fi
+
+# boot NAME KERNEL TIMEOUT APPEND [QEMU ARG...]: one quiet guest run of the
+# bench scenario, console in $out/NAME.log.
+boot() {
+	local name=$1 kernel=$2 timeout_s=$3 append=$4
+	shift 4
+	local qargs=() a
+	for a in "$@"; do qargs+=(--qemu-arg "$a"); done
+	"$ANTINOMIE_ROOT/qemu/run.sh" --kernel "$kernel" --initrd "$initrd" --scenario bench --accel tcg \
+		--no-kunit --quiet --timeout "$timeout_s" --log "$out/$name.log" \
+		--append "$append" "${qargs[@]}" >"$out/$name.run" 2>&1 ||
+		die "guest run '$name' failed: $(grep -m1 '^error:' "$out/$name.run" || tail -n1 "$out/$name.run")$(grep -m1 'bench: FAIL' "$out/$name.log" | sed 's/^/ -- /')"
+}
+
+common="bench.calls=$calls bench.strace_calls=$strace_calls bench.rounds=$rounds bench.threads=$threads bench.paths=$paths bench.ring=$ring"
+if step time-bench; then
+	stage "timing boot of the bench kernel: $rounds rounds x threads $threads x off/capture/ftrace/strace, $calls calls ($strace_calls under strace)"
+	boot time-bench "$kbench" 3600 "antinomie.ring_size=$ring bench.kind=time $common bench.modes=off,capture,ftrace,rawsys,strace"
+	info "$(grep -c 'ns_per_call' "$out/time-bench.log") cells measured; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+fi
+if step time-off; then
+	stage "timing boot of the off kernel (the baseline): $rounds rounds"
+	boot time-off "$koff" 1800 "bench.kind=time $common bench.modes=off"
+	info "$(grep -c 'ns_per_call' "$out/time-off.log") cells measured; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+fi
+
+if step insn && [ "$insn_calls" -gt 0 ]; then
+	# insn_boot KERNEL_NAME KERNEL MODE T LABEL PATH N
+	insn_boot() {
+		local kname=$1 kernel=$2 mode=$3 t=$4 label=$5 path=$6 n=$7 name insns
+		name=insn-$kname-$mode-t$t-$label
+		# -icount: the guest's clock follows its instructions, not the host's
+		# (loaded) clock, so timer ticks and the boot's time-based loops
+		# come out the same in every boot: the 0-call boots of a cell differ
+		# by ~0.02 % instead of ~2 %, and a slow host cannot fail the boot's
+		# timer check ("IO-APIC + timer doesn't work").
+		initrd=$insn_initrd boot "$name" "$kernel" 1800 \
+			"antinomie.ring_size=$ring bench.kind=insn bench.mode=$mode bench.threads=$t bench.path=$path bench.calls=$n bench.ring=$ring" \
+			-icount shift=3,sleep=off -plugin "$plugin,inline=on" -d plugin -D "$out/$name.insn"
+		insns=$(sed -n 's/^insns: //p' "$out/$name.insn")
+		[[ "$insns" =~ ^[0-9]+$ ]] || die "no instruction count in $out/$name.insn"
+		printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$kname" "$mode" "$t" "$label" "$n" "$insns" >"$out/$name.tsv"
+	}
+	boots=()
+	for t in ${insn_threads//,/ }; do
+		for kname in ${insn_kernels//,/ }; do
+			modes_k="off capture ftrace rawsys"
+			[ "$kname" = off ] && modes_k=off
+			for m in $modes_k; do
+				cell_paths=${paths//,/ }
+				if [ "$m" = rawsys ]; then
+					case ",$paths," in *,getpid,*) cell_paths=getpid ;; *) continue ;; esac
+				fi
+				boots+=("$kname $m $t zero ${cell_paths%% *} 0")
+				for p in $cell_paths; do boots+=("$kname $m $t $p $p $insn_calls"); done
+			done
+		done
+	done
+	stage "instruction counts: ${#boots[@]} boots ($insn_calls calls, or 0 for each kernel/mode/threads), $jobs at a time"
+	running=0 failed=0
+	for b in "${boots[@]}"; do
+		read -r kname m t label p n <<<"$b"
+		k=$kbench
+		[ "$kname" = off ] && k=$koff
+		if [ $running -ge "$jobs" ]; then
+			wait -n || failed=1
+			running=$((running - 1))
+		fi
+		[ $failed -eq 0 ] || break
+		(insn_boot "$kname" "$k" "$m" "$t" "$label" "$p" "$n") &
+		running=$((running + 1))
+	done
+	while [ $running -gt 0 ]; do
+		wait -n || failed=1
+		running=$((running - 1))
+	done
+	[ $failed -eq 0 ] || die "an instruction-count boot failed (its reason is above)"
+	cat "$out"/insn-*.tsv >"$out/insn.tsv"
+	info "$(wc -l <"$out/insn.tsv") instruction counts; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+fi
+
+if step loss && [ "$loss_calls" -gt 0 ]; then
+	stage "loss test: 4 threads of $loss_path, reader --follow --output recording, default and 4 MiB rings, then the paced bisection"
+	boot loss "$kbench" 3600 "bench.kind=loss bench.loss_calls=$loss_calls bench.loss_path=$loss_path bench.loss_secs=$loss_secs bench.loss_steps=$loss_steps bench.loss_sizes=default,4194304"
+	info "$(grep -m1 'bench: loss-paced' "$out/loss.log" | sed 's/^bench: //')"
+fi
+
+echo "load after: $(uptime)" >>"$out/run.txt"
+stage "tables (also in $out/table.md)"
+python3 "$ANTINOMIE_ROOT/scripts/bench-table.py" "$out" >"$out/table.md" ||
+	die "scripts/bench-table.py failed on $out"
+cat "$out/table.md"

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Build QEMU's instruction-counting TCG plugin (tests/plugin/insn.c) for the
+# INSTALLED qemu-system-x86_64: the source is the Debian source package of
+# exactly the installed version, fetched with apt-get source through a
+# private apt state dir whose deb-src entries are derived from the machine's
+# own apt configuration (as scripts/kernel-lib.sh fetches the kernel).
+# A plugin must be built against the qemu-plugin.h of the QEMU that loads it.
+#
+# usage: scripts/build-insn-plugin.sh
+# Prints the path of libinsn.so as its last line. Use it as
+#   qemu-system-x86_64 ... -plugin PATH,inline=on -d plugin -D FILE
+# FILE then ends with "insns: N", the guest instructions executed by all
+# vCPUs from reset to exit.
+. "$(dirname "$0")/lib.sh"
+
+need_cmd qemu-system-x86_64 dpkg-query apt-get dpkg-source gcc pkg-config
+pkg-config --exists glib-2.0 || die "glib-2.0 development files not found (run scripts/install-deps.sh)"
+
+# The installed QEMU's source package and version (binNMU suffix dropped:
+# the source of 1:7.2+dfsg-7+deb12u18+b3 is 1:7.2+dfsg-7+deb12u18).
+src_info=$(dpkg-query -W -f='${source:Package} ${source:Version}' qemu-system-x86 2>/dev/null) ||
+	die "qemu-system-x86 is not installed as a Debian package (run scripts/install-deps.sh)"
+read -r src_pkg src_ver <<<"$src_info"
+[ -n "$src_ver" ] || die "cannot tell the source version of qemu-system-x86"
+qemu_ver=$(qemu-system-x86_64 --version | sed -n '1s/.*version \([0-9][0-9.]*\).*/\1/p')
+# Debian's 7.2.x stable releases keep the upstream version 7.2 in the
+# package's: compare major.minor.
+qemu_mm=$(cut -d. -f1,2 <<<"$qemu_ver")
+case "${src_ver#*:}" in
+"$qemu_mm"*) ;;
+*) die "qemu-system-x86_64 is $qemu_ver but its package's source is $src_pkg $src_ver" ;;
+esac
+
+key=$(printf '%s' "$src_pkg-$src_ver" | tr ':~' '__')
+work=$ANTINOMIE_CACHE/qemu-plugin/$key
+so=$work/libinsn.so
+if [ -f "$so" ]; then
+	stage "insn plugin for $src_pkg $src_ver already built"
+	echo "$so"
+	exit 0
+fi
+
+# debian_src_lines: one deb-src line per URI and suite of the Debian
+# archives in the apt configuration (deb822 .sources and one-line .list);
+# third-party repositories are left out (most publish no sources).
+debian_src_lines() {
+	local f
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -f "$f" ] || continue
+		awk '
+			function flush() {
+				if (deb && uris != "" && suites != "")
+					for (i = 1; i <= nu; i++)
+						if (u[i] ~ /\/debian(-security)?\/?$/)
+							for (j = 1; j <= ns; j++)
+								print "deb-src " u[i] " " s[j] " main"
+				deb = 0; uris = ""; suites = ""; nu = 0; ns = 0
+			}
+			/^[[:space:]]*$/ { flush(); next }
+			/^Types:/ { deb = ($0 ~ /[[:space:]]deb([[:space:]]|$)/) }
+			/^URIs:/ { uris = $0; nu = 0; for (i = 2; i <= NF; i++) u[++nu] = $i }
+			/^Suites:/ { suites = $0; ns = 0; for (i = 2; i <= NF; i++) s[++ns] = $i }
+			END { flush() }' "$f"
+	done
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+		[ -f "$f" ] || continue
+		awk '$1 == "deb" {
+			i = 2
+			if ($i ~ /^\[/) { while (i < NF && $i !~ /\]$/) i++; i++ }
+			if ($i ~ /\/debian(-security)?\/?$/) print "deb-src " $i " " $(i + 1) " main"
+		}' "$f"
+	done
+}
+
+mkdir -p "$work"
+if [ ! -f "$work/src/tests/plugin/insn.c" ]; then
+	apt_dir=$ANTINOMIE_CACHE/apt-qemu
+	mkdir -p "$apt_dir/lists/partial" "$apt_dir/etc/preferences.d" "$apt_dir/etc/empty.d" "$apt_dir/cache"
+	debian_src_lines | sort -u >"$apt_dir/etc/sources.list"
+	[ -s "$apt_dir/etc/sources.list" ] || die "no Debian archive in the apt configuration (/etc/apt) to fetch $src_pkg's source from"
+	aptopts=(
+		-o "Dir::Etc::sourcelist=$apt_dir/etc/sources.list"
+		-o "Dir::Etc::sourceparts=$apt_dir/etc/empty.d"
+		-o "Dir::Etc::preferencesparts=$apt_dir/etc/preferences.d"
+		-o "Dir::State::Lists=$apt_dir/lists"
+		-o "Dir::Cache=$apt_dir/cache"
+		-o "APT::Sandbox::User=root"
+	)
+	stage "fetching the source of $src_pkg=$src_ver ($(wc -l <"$apt_dir/etc/sources.list") deb-src entries from /etc/apt)"
+	apt-get -qq "${aptopts[@]}" update >"$work/apt.log" 2>&1 ||
+		die "apt-get update of the private deb-src list failed (see $work/apt.log)"
+	rm -rf "$work/dl" "$work/src"
+	mkdir -p "$work/dl"
+	(cd "$work/dl" && apt-get -qq "${aptopts[@]}" source --download-only "$src_pkg=$src_ver" >>"$work/apt.log" 2>&1) ||
+		die "apt-get source $src_pkg=$src_ver failed (see $work/apt.log)"
+	dsc=$(ls "$work"/dl/*.dsc 2>/dev/null | head -n1)
+	[ -n "$dsc" ] || die "apt-get source $src_pkg=$src_ver produced no .dsc"
+	stage "unpacking $(basename "$dsc") with the Debian patches applied"
+	# apt-get source has checked the files against the archive's signed index.
+	dpkg-source --no-check -x "$dsc" "$work/src.tmp" >>"$work/apt.log" 2>&1 ||
+		die "dpkg-source -x $(basename "$dsc") failed (see $work/apt.log)"
+	[ -f "$work/src.tmp/tests/plugin/insn.c" ] || die "$src_pkg $src_ver has no tests/plugin/insn.c"
+	# Only the plugin and its header are needed: keep those (300 MB less).
+	mkdir -p "$work/src/tests" "$work/src/include"
+	mv "$work/src.tmp/tests/plugin" "$work/src/tests/plugin"
+	mv "$work/src.tmp/include/qemu" "$work/src/include/qemu"
+	rm -rf "$work/src.tmp"
+	rm -rf "$work/dl"
+fi
+
+stage "building libinsn.so (gcc, glib-2.0 from pkg-config)"
+# shellcheck disable=SC2046 # pkg-config prints several words on purpose.
+gcc -shared -fPIC -O2 -Wall -o "$so.tmp" "$work/src/tests/plugin/insn.c" \
+	-I"$work/src/include/qemu" $(pkg-config --cflags glib-2.0) $(pkg-config --libs glib-2.0) ||
+	die "gcc failed to build tests/plugin/insn.c"
+mv "$so.tmp" "$so"
+echo "$so"
