@@ -140,7 +140,8 @@ insn_initrd=$ANTINOMIE_CACHE/initramfs/initramfs-insn.cpio.gz
 if step insn && [ "$insn_calls" -gt 0 ]; then
 	small=$ANTINOMIE_CACHE/initramfs/root-insn
 	rm -rf "$small"
-	cp -a "$ANTINOMIE_CACHE/initramfs/root" "$small" || die "cannot copy the image root"
+	# qemu/build-initramfs.sh stages an image IMG in IMG.root.
+	cp -a "$initrd.root" "$small" || die "cannot copy the image root ($initrd.root)"
 	rm -rf "$small"/bin/{reader,antinomie-workload,antinomie-e2e} "$small/usr/local" "$small/lib" "$small/lib64" "$small/opt"
 	(cd "$small" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc --quiet -R 0:0 | gzip -1) >"$insn_initrd" ||
 		die "cannot pack the instruction-count image"
