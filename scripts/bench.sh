@@ -99,7 +99,7 @@ stage "run directory $out; host load: $(cut -d' ' -f1-3 /proc/loadavg) on $(npro
 {
 	echo "date: $(date -u +%FT%TZ)"
 	echo "commit: $(git -C "$ANTINOMIE_ROOT" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(git -C "$ANTINOMIE_ROOT" diff --quiet HEAD -- 2>/dev/null || echo ' (with uncommitted changes)')"
-	echo "series: $(cat "$ANTINOMIE_ROOT"/kernel-patch/series | sha256sum | cut -c1-12)"
+	echo "series: $(cat "$ANTINOMIE_ROOT"/kernel-patch/series $(sed "s|^|$ANTINOMIE_ROOT/kernel-patch/|" "$ANTINOMIE_ROOT/kernel-patch/series") | sha256sum | cut -c1-12) (sha256 of the series file and its patches)"
 	echo "qemu: $(qemu-system-x86_64 --version | head -n1)"
 	echo "options: calls=$calls rounds=$rounds strace_calls=$strace_calls threads=$threads paths=$paths insn_calls=$insn_calls insn_threads=$insn_threads loss_calls=$loss_calls loss_path=$loss_path loss_secs=$loss_secs loss_steps=$loss_steps ring=$ring"
 	echo "load before: $(uptime)"
@@ -242,7 +242,7 @@ if step insn && [ "$insn_calls" -gt 0 ]; then
 fi
 
 if step loss && [ "$loss_calls" -gt 0 ]; then
-	stage "loss test: 4 threads of $loss_path, reader --follow --output recording, default and 4 MiB rings, then the paced bisection"
+	stage "loss test: 4 threads of $loss_path, reader --follow -w recording, default and 4 MiB rings, then the paced bisection"
 	boot loss "$kbench" 3600 "bench.kind=loss bench.loss_calls=$loss_calls bench.loss_path=$loss_path bench.loss_secs=$loss_secs bench.loss_steps=$loss_steps bench.loss_sizes=default,4194304"
 	info "$(grep -m1 'bench: loss-paced' "$out/loss.log" | sed 's/^bench: //')"
 fi
