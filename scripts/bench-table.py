@@ -210,7 +210,7 @@ def main():
             text,
         )
         out.append(
-            "Loss test: 4 pinned threads, `reader --follow --format json --output TRACE` "
+            "Loss test: 4 pinned threads, `reader --follow --format json -w TRACE` "
             "recording in the guest; records made = 2 per call; written and lost are the "
             "kernel's counters, consumed the reader's; per CPU written + lost = made and "
             "consumed = written (checked in the guest)."
