@@ -93,7 +93,7 @@ kvm_boots_linux() {
 		return
 	fi
 	local rc=0
-	(timeout 30 qemu-system-x86_64 -accel kvm -cpu host -smp 4 -m 1G -nodefaults \
+	(timeout -k 5 30 qemu-system-x86_64 -accel kvm -cpu host -smp 4 -m 1G -nodefaults \
 		-display none -no-reboot -monitor none -serial none \
 		-kernel "$kernel" -initrd "$initrd" -device isa-debug-exit,iobase=0xf4,iosize=0x04 \
 		-append "console=ttyS0 panic=-1 rdinit=/bin/guest-exit -- 41"
