@@ -2,8 +2,8 @@
 # Check that every external command the scripts, the kernel build, the guest
 # and the tests call is on PATH, before anything is built: a missing one
 # fails in one line naming the command and the Debian package that has it.
-# The list (command:package) is COMMANDS in scripts/deps.sh, next to the
-# packages scripts/install-deps.sh installs.
+# The list (command:package) is COMMANDS in scripts/deps.sh; the packages
+# are PACKAGES in scripts/install-deps.sh.
 #
 # usage: scripts/check-deps.sh
 . "$(dirname "$0")/lib.sh"

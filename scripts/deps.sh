@@ -1,29 +1,8 @@
 # shellcheck shell=bash
-# What the host needs, in one place: the Debian packages
-# scripts/install-deps.sh installs, and every external command the scripts,
-# the kernel build, the guest image and the tests call, with the package
-# that provides it (scripts/check-deps.sh checks them all before a build).
-# Source it; do not run it.
-
-# shellcheck disable=SC2034 # used by the scripts that source this file
-PACKAGES=(
-	# kernel build
-	build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils ccache
-	kmod perl python3
-	# make headers_install (kernel selftests) copies with rsync
-	rsync
-	# checkpatch.pl runs scripts/spdxcheck.py
-	python3-ply python3-git
-	# guest
-	qemu-system-x86 busybox-static
-	# fetching the pinned source
-	dpkg-dev ca-certificates
-	# scripts/run-in-guest.sh lays host programs with their libraries
-	libc-bin
-	# scripts/bench.sh: QEMU's insn plugin (built against glib), strace in
-	# the guest
-	libglib2.0-dev pkg-config strace
-)
+# Every external command the scripts, the kernel build, the guest image and
+# the tests call, with the Debian package that provides it (one of
+# PACKAGES in scripts/install-deps.sh, or the toolchain's); check-deps.sh
+# checks them all before a build. Source it; do not run it.
 
 # command:package
 # shellcheck disable=SC2034

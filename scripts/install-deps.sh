@@ -3,7 +3,24 @@
 # run again: it only calls apt-get when something is missing.
 . "$(dirname "$0")/lib.sh"
 
-. "$(dirname "$0")/deps.sh"
+PACKAGES=(
+	# kernel build
+	build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils ccache
+	kmod perl python3
+	# make headers_install (kernel selftests) copies with rsync
+	rsync
+	# checkpatch.pl runs scripts/spdxcheck.py
+	python3-ply python3-git
+	# guest
+	qemu-system-x86 busybox-static
+	# fetching the pinned source
+	dpkg-dev ca-certificates
+	# scripts/run-in-guest.sh lays host programs with their libraries
+	libc-bin
+	# scripts/bench.sh: QEMU's insn plugin (built against glib), strace in
+	# the guest
+	libglib2.0-dev pkg-config strace
+)
 
 stage "checking ${#PACKAGES[@]} host packages"
 missing=()
