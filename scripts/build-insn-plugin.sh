@@ -74,25 +74,12 @@ debian_src_lines() {
 
 mkdir -p "$work"
 if [ ! -f "$work/src/tests/plugin/insn.c" ]; then
-	apt_dir=$ANTINOMIE_CACHE/apt-qemu
-	mkdir -p "$apt_dir/lists/partial" "$apt_dir/etc/preferences.d" "$apt_dir/etc/empty.d" "$apt_dir/cache"
-	debian_src_lines | sort -u >"$apt_dir/etc/sources.list"
-	[ -s "$apt_dir/etc/sources.list" ] || die "no Debian archive in the apt configuration (/etc/apt) to fetch $src_pkg's source from"
-	aptopts=(
-		-o "Dir::Etc::sourcelist=$apt_dir/etc/sources.list"
-		-o "Dir::Etc::sourceparts=$apt_dir/etc/empty.d"
-		-o "Dir::Etc::preferencesparts=$apt_dir/etc/preferences.d"
-		-o "Dir::State::Lists=$apt_dir/lists"
-		-o "Dir::Cache=$apt_dir/cache"
-		-o "APT::Sandbox::User=root"
-	)
-	stage "fetching the source of $src_pkg=$src_ver ($(wc -l <"$apt_dir/etc/sources.list") deb-src entries from /etc/apt)"
-	apt-get -qq "${aptopts[@]}" update >"$work/apt.log" 2>&1 ||
-		die "apt-get update of the private deb-src list failed (see $work/apt.log)"
+	sources=$(debian_src_lines | sort -u)
+	[ -n "$sources" ] || die "no Debian archive in the apt configuration (/etc/apt) to fetch $src_pkg's source from"
+	stage "fetching the source of $src_pkg=$src_ver ($(wc -l <<<"$sources") deb-src entries from /etc/apt)"
 	rm -rf "$work/dl" "$work/src"
-	mkdir -p "$work/dl"
-	(cd "$work/dl" && apt-get -qq "${aptopts[@]}" source --download-only "$src_pkg=$src_ver" >>"$work/apt.log" 2>&1) ||
-		die "apt-get source $src_pkg=$src_ver failed (see $work/apt.log)"
+	: >"$work/apt.log"
+	apt_source_download "$ANTINOMIE_CACHE/apt-qemu" "$work/dl" "$work/apt.log" "$src_pkg=$src_ver" <<<"$sources"
 	dsc=$(ls "$work"/dl/*.dsc 2>/dev/null | head -n1)
 	[ -n "$dsc" ] || die "apt-get source $src_pkg=$src_ver produced no .dsc"
 	stage "unpacking $(basename "$dsc") with the Debian patches applied"

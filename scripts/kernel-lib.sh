@@ -13,31 +13,16 @@
 # Debian security archive named by the machine's own apt configuration, into
 # a private apt state dir. Prints the tarball path.
 fetch_debian_orig() {
-	local dl apt_dir uri
+	local dl uri
 	dl=$(dl_dir)
 	mkdir -p "$dl"
 	if [ ! -f "$dl/$KERNEL_ORIG_TARBALL" ]; then
 		uri=$(debian_security_uri) || die "no Debian security archive in the apt configuration (/etc/apt); set KERNEL_TARBALL or KERNEL_SRC"
 		stage "fetching $KERNEL_ORIG_TARBALL (linux=$KERNEL_DEB_VERSION, $KERNEL_DEB_SUITE)" >&2
-		apt_dir=$ANTINOMIE_CACHE/apt
-		mkdir -p "$apt_dir/lists/partial" "$apt_dir/etc/preferences.d"
-		printf 'deb-src %s %s main\n' "$uri" "$KERNEL_DEB_SUITE" >"$apt_dir/etc/sources.list"
-		local -a aptopts=(
-			-o "Dir::Etc::sourcelist=$apt_dir/etc/sources.list"
-			-o "Dir::Etc::sourceparts=$apt_dir/etc/empty.d"
-			-o "Dir::Etc::preferencesparts=$apt_dir/etc/preferences.d"
-			-o "Dir::State::Lists=$apt_dir/lists"
-			-o "Dir::Cache=$apt_dir/cache"
-			-o "APT::Sandbox::User=root"
-		)
-		mkdir -p "$apt_dir/etc/empty.d" "$apt_dir/cache"
-		apt-get -qq "${aptopts[@]}" update >&2 ||
-			die "apt-get update of the private deb-src list ($uri $KERNEL_DEB_SUITE) failed"
 		local tmp
 		tmp=$(mktemp -d "$dl/.fetch.XXXXXX")
-		(cd "$tmp" && apt-get -qq "${aptopts[@]}" source --download-only \
-			"linux=$KERNEL_DEB_VERSION" >&2) ||
-			{ rm -rf "$tmp"; die "apt-get source linux=$KERNEL_DEB_VERSION failed"; }
+		apt_source_download "$ANTINOMIE_CACHE/apt" "$tmp" /dev/stderr "linux=$KERNEL_DEB_VERSION" \
+			<<<"deb-src $uri $KERNEL_DEB_SUITE main"
 		[ -f "$tmp/$KERNEL_ORIG_TARBALL" ] ||
 			{ rm -rf "$tmp"; die "apt-get source did not produce $KERNEL_ORIG_TARBALL"; }
 		mv "$tmp/$KERNEL_ORIG_TARBALL" "$dl/"

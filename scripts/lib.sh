@@ -57,6 +57,30 @@ need_cmd() {
 	done
 }
 
+# apt_source_download APT_DIR DEST LOG PKG=VER: `apt-get source
+# --download-only PKG=VER` into DEST, through a private apt state in APT_DIR
+# whose sources.list is read from stdin (deb-src lines), so the system's apt
+# configuration is neither read for sources nor edited. apt's output goes
+# to LOG; a failure dies with the step that failed.
+apt_source_download() {
+	local apt_dir=$1 dest=$2 log=$3 spec=$4
+	mkdir -p "$apt_dir/lists/partial" "$apt_dir/etc/preferences.d" "$apt_dir/etc/empty.d" \
+		"$apt_dir/cache" "$dest"
+	cat >"$apt_dir/etc/sources.list"
+	local -a aptopts=(
+		-o "Dir::Etc::sourcelist=$apt_dir/etc/sources.list"
+		-o "Dir::Etc::sourceparts=$apt_dir/etc/empty.d"
+		-o "Dir::Etc::preferencesparts=$apt_dir/etc/preferences.d"
+		-o "Dir::State::Lists=$apt_dir/lists"
+		-o "Dir::Cache=$apt_dir/cache"
+		-o "APT::Sandbox::User=root"
+	)
+	apt-get -qq "${aptopts[@]}" update >>"$log" 2>&1 ||
+		die "apt-get update of the private deb-src list ($(tr '\n' ';' <"$apt_dir/etc/sources.list")) failed"
+	(cd "$dest" && apt-get -qq "${aptopts[@]}" source --download-only "$spec" >>"$log" 2>&1) ||
+		die "apt-get source $spec failed"
+}
+
 # Paths of the cache.
 dl_dir() { echo "$ANTINOMIE_CACHE/dl"; }
 base_git() { echo "$ANTINOMIE_CACHE/git/linux-$KERNEL_VERSION.git"; }
