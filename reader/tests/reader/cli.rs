@@ -6,13 +6,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use antinomie_abi as abi;
-use antinomie_reader::decode::PmuTypes;
-use antinomie_reader::output::Format;
-use antinomie_reader::trace::{TraceHeader, TraceWriter};
 use serde_json::Value;
 
-use crate::support::{data_dir, run_images};
+use crate::support::{guest_rings, guest_trace};
 
 fn reader(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_reader"))
@@ -32,14 +28,7 @@ fn stdout_of(args: &[&str]) -> String {
 }
 
 fn basic_rings() -> Vec<PathBuf> {
-    let dir = data_dir().join("guest/basic");
-    let mut rings: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "ring"))
-        .collect();
-    rings.sort();
-    rings
+    guest_rings("basic")
 }
 
 fn scratch(name: &str) -> PathBuf {
@@ -59,21 +48,8 @@ fn show(args: &[&str], rings: &[PathBuf]) -> String {
 /// A trace of the basic images whose header says the wall clock was
 /// `offset` ns ahead of `CLOCK_MONOTONIC`.
 fn trace_with_offset(dir: &Path, offset: Option<i64>) -> PathBuf {
-    let images: Vec<Vec<u8>> = basic_rings()
-        .iter()
-        .map(|p| std::fs::read(p).unwrap())
-        .collect();
-    let header = TraceHeader {
-        abi_version: abi::ABI_VERSION,
-        window_ns: antinomie_reader::pipeline::DEFAULT_WINDOW_NS,
-        cpus: (0..u32::try_from(images.len()).unwrap()).collect(),
-        pmus: PmuTypes::default(),
-        realtime_offset_ns: offset,
-    };
-    let mut w = TraceWriter::new(Vec::new(), &header).unwrap();
-    run_images(&images, Format::Json, &header.pmus, Some(&mut w));
     let path = dir.join("basic.trace");
-    std::fs::write(&path, w.finish().unwrap()).unwrap();
+    std::fs::write(&path, guest_trace("basic", offset)).unwrap();
     path
 }
 

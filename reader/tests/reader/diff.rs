@@ -5,13 +5,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use antinomie_abi as abi;
-use antinomie_reader::decode::PmuTypes;
-use antinomie_reader::output::Format;
-use antinomie_reader::trace::{TraceHeader, TraceWriter};
 use serde_json::{json, Value};
 
-use crate::support::{data_dir, run_images};
+use crate::support::{data_dir, guest_trace};
 
 /// A scratch directory for one test.
 struct Scratch(PathBuf);
@@ -351,24 +347,8 @@ fn bad_input_exits_2() {
 fn a_real_trace_against_its_json() {
     let tmp = Scratch::new("trace");
     let dir = data_dir().join("guest/basic");
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "ring"))
-        .collect();
-    paths.sort();
-    let images: Vec<Vec<u8>> = paths.iter().map(|p| std::fs::read(p).unwrap()).collect();
-    let header = TraceHeader {
-        abi_version: abi::ABI_VERSION,
-        window_ns: antinomie_reader::pipeline::DEFAULT_WINDOW_NS,
-        cpus: (0..u32::try_from(images.len()).unwrap()).collect(),
-        pmus: PmuTypes::none(),
-        realtime_offset_ns: None,
-    };
-    let mut writer = TraceWriter::new(Vec::new(), &header).unwrap();
-    run_images(&images, Format::Json, &header.pmus, Some(&mut writer));
     let trace = tmp.0.join("basic.trace");
-    std::fs::write(&trace, writer.finish().unwrap()).unwrap();
+    std::fs::write(&trace, guest_trace("basic", None)).unwrap();
     let json = dir.join("expected.jsonl");
 
     let d = diff(&trace, &json, &[]);

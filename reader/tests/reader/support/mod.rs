@@ -13,12 +13,44 @@ use antinomie_reader::decode::PmuTypes;
 use antinomie_reader::output::{Format, WriterSink};
 use antinomie_reader::pipeline::{self, Assembler, Mode, Recorder, Summary};
 use antinomie_reader::ring::{ImageRing, RingConsumer};
+use antinomie_reader::trace::{TraceHeader, TraceWriter};
 
 use producer::{args, attr, set, CaptureSpec, EntrySpec, ExitSpec, RingBuilder};
 
 /// `reader/tests/data`.
 pub fn data_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data")
+}
+
+/// The `cpuN.ring` images the guest captured for run `name`
+/// (`tests/data/guest/NAME/`), in order.
+pub fn guest_rings(name: &str) -> Vec<PathBuf> {
+    let mut rings: Vec<PathBuf> = std::fs::read_dir(data_dir().join("guest").join(name))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "ring"))
+        .collect();
+    rings.sort();
+    rings
+}
+
+/// A trace file of the guest's run `name`, recorded from its ring images
+/// through the live pipeline, with `realtime_offset_ns` in its header.
+pub fn guest_trace(name: &str, realtime_offset_ns: Option<i64>) -> Vec<u8> {
+    let images: Vec<Vec<u8>> = guest_rings(name)
+        .iter()
+        .map(|p| std::fs::read(p).unwrap())
+        .collect();
+    let header = TraceHeader {
+        abi_version: abi::ABI_VERSION,
+        window_ns: pipeline::DEFAULT_WINDOW_NS,
+        cpus: (0..u32::try_from(images.len()).unwrap()).collect(),
+        pmus: PmuTypes::none(),
+        realtime_offset_ns,
+    };
+    let mut w = TraceWriter::new(Vec::new(), &header).unwrap();
+    run_images(&images, Format::Json, &header.pmus, Some(&mut w));
+    w.finish().unwrap()
 }
 
 /// Whether to rewrite golden files instead of comparing
