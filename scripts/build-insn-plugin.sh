@@ -6,6 +6,9 @@
 # own apt configuration (as scripts/kernel-lib.sh fetches the kernel).
 # A plugin must be built against the qemu-plugin.h of the QEMU that loads it.
 #
+# Beside it, libinsn-profile.so from the repo's qemu/plugins/insn-profile.c
+# (instructions per guest address, for scripts/insn-profile.py).
+#
 # usage: scripts/build-insn-plugin.sh
 # Prints the path of libinsn.so as its last line. Use it as
 #   qemu-system-x86_64 ... -plugin PATH,inline=on -d plugin -D FILE
@@ -34,8 +37,24 @@ esac
 key=$(printf '%s' "$src_pkg-$src_ver" | tr ':~' '__')
 work=$ANTINOMIE_CACHE/qemu-plugin/$key
 so=$work/libinsn.so
+profile_src=$ANTINOMIE_ROOT/qemu/plugins/insn-profile.c
+profile_so=$work/libinsn-profile.so
+
+# build_plugin OUT SOURCE: one plugin against the installed QEMU's header.
+build_plugin() {
+	# shellcheck disable=SC2046 # pkg-config prints several words on purpose.
+	gcc -shared -fPIC -O2 -Wall -o "$1.tmp" "$2" \
+		-I"$work/src/include/qemu" $(pkg-config --cflags glib-2.0) $(pkg-config --libs glib-2.0) ||
+		die "gcc failed to build $2"
+	mv "$1.tmp" "$1"
+}
+
 if [ -f "$so" ]; then
 	stage "insn plugin for $src_pkg $src_ver already built"
+	if [ ! "$profile_so" -nt "$profile_src" ]; then
+		stage "building libinsn-profile.so from qemu/plugins/insn-profile.c"
+		build_plugin "$profile_so" "$profile_src"
+	fi
 	echo "$so"
 	exit 0
 fi
@@ -95,10 +114,7 @@ if [ ! -f "$work/src/tests/plugin/insn.c" ]; then
 	rm -rf "$work/dl"
 fi
 
-stage "building libinsn.so (gcc, glib-2.0 from pkg-config)"
-# shellcheck disable=SC2046 # pkg-config prints several words on purpose.
-gcc -shared -fPIC -O2 -Wall -o "$so.tmp" "$work/src/tests/plugin/insn.c" \
-	-I"$work/src/include/qemu" $(pkg-config --cflags glib-2.0) $(pkg-config --libs glib-2.0) ||
-	die "gcc failed to build tests/plugin/insn.c"
-mv "$so.tmp" "$so"
+stage "building libinsn.so and libinsn-profile.so (gcc, glib-2.0 from pkg-config)"
+build_plugin "$profile_so" "$profile_src"
+build_plugin "$so" "$work/src/tests/plugin/insn.c"
 echo "$so"
