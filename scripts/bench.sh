@@ -2,14 +2,22 @@
 # Capture cost, side by side with ftrace's syscall events and strace, in the
 # QEMU guest (issue 9; method and latest table in BENCHMARKS.md). Builds
 # what it needs: the `bench` kernel (normal + CONFIG_FTRACE_SYSCALLS) and
-# the `off` kernel (CONFIG_ANTINOMIE=n), QEMU's insn plugin, an image with
+# the `bench-off` kernel (CONFIG_ANTINOMIE=n), both without KUnit as a
+# production kernel is (kconfig/variants), QEMU's insn plugin, an image with
 # the host's strace; then boots:
 #   1. the bench kernel once: capture off / capture on / ftrace events /
 #      strace alternating, --rounds rounds, threads 1 and 4;
 #   2. the off kernel once: the same loops, the baseline;
 #   3. one boot per instruction-count cell with N calls, and one with 0
 #      calls per kernel, mode and thread count: (N boot - 0 boot) / N;
-#   4. the loss test: reader --follow recording while 4 threads call.
+#   4. the loss test: reader --follow recording while 4 threads call;
+#   5. (--steps profile, not in the default) where the instructions go:
+#      per path, boots of the off kernel, capture off and capture on with N
+#      calls and with 0, under the insn-profile plugin
+#      (qemu/plugins/insn-profile.c); scripts/insn-profile.py charges
+#      every instruction to its kernel function (System.map) and prints
+#      per function what capture on adds over capture off, and what
+#      capture off adds over the off kernel, per call.
 # Prints the tables (Markdown) and keeps everything in the run directory.
 #
 # usage: scripts/bench.sh [options]
@@ -30,8 +38,10 @@
 #                      nothing lost)
 #   --jobs J           instruction-count boots run at once (default 1;
 #                      counts do not depend on it, times are not taken there)
-#   --steps LIST       of time-bench,time-off,insn,loss (default: all); with
-#                      --out, later steps add to an earlier run's directory
+#   --steps LIST       of time-bench,time-off,insn,loss,profile (default:
+#                      all but profile); with --out, later steps add to an
+#                      earlier run's directory
+#   --profile-calls N  calls per profile boot (default 20000)
 #   --insn-kernels LIST  bench,off (default both)
 #   --out DIR          run directory (default $ANTINOMIE_CACHE/bench/<UTC time>)
 #   --table DIR        only print the tables of an earlier run
@@ -43,6 +53,7 @@ calls=2000 rounds=5 strace_calls=50 threads=1,4
 paths=einval,e2big,swevent,big,getpid
 insn_calls=50000 insn_threads=1,4
 loss_calls=40000 loss_path=einval loss_secs=2 loss_steps=5
+profile_calls=20000
 ring=$((64 << 20)) out="" table_only="" skip_build=0 jobs=1
 steps=time-bench,time-off,insn,loss insn_kernels=bench,off
 num() { [[ "$2" =~ ^[0-9]+$ ]] || die "$1 needs a number, got '$2'"; }
@@ -59,6 +70,7 @@ while [ $# -gt 0 ]; do
 	--loss-path) loss_path=${2:?--loss-path needs a path}; shift ;;
 	--loss-secs) num "$1" "${2:-}"; loss_secs=$2; shift ;;
 	--loss-steps) num "$1" "${2:-}"; loss_steps=$2; shift ;;
+	--profile-calls) num "$1" "${2:-}"; profile_calls=$2; shift ;;
 	--ring-size) num "$1" "${2:-}"; ring=$2; shift ;;
 	--out) out=${2:?--out needs a directory}; shift ;;
 	--jobs) num "$1" "${2:-}"; jobs=$2; shift ;;
@@ -79,7 +91,7 @@ done
 [ "$rounds" -ge 1 ] || die "--rounds must be at least 1"
 [ "$jobs" -ge 1 ] || die "--jobs must be at least 1"
 for st in ${steps//,/ }; do
-	case "$st" in time-bench | time-off | insn | loss) ;; *) die "unknown step '$st'" ;; esac
+	case "$st" in time-bench | time-off | insn | loss | profile) ;; *) die "unknown step '$st'" ;; esac
 done
 for k in ${insn_kernels//,/ }; do
 	case "$k" in bench | off) ;; *) die "unknown kernel '$k' in --insn-kernels" ;; esac
@@ -109,8 +121,8 @@ stage "run directory $out; host load: $(cut -d' ' -f1-3 /proc/loadavg) on $(npro
 if [ $skip_build -eq 0 ]; then
 	"$ANTINOMIE_ROOT/scripts/install-deps.sh" | grep '^==>' || die "scripts/install-deps.sh failed"
 	need_cmd strace python3
-	for v in bench off; do
-		[ $v = off ] && [ -z "$(step time-off && echo y)$(step insn && [[ ",$insn_kernels," == *,off,* ]] && echo y)" ] && continue
+	for v in bench bench-off; do
+		[ $v = bench-off ] && [ -z "$(step time-off && echo y)$(step profile && echo y)$(step insn && [[ ",$insn_kernels," == *,off,* ]] && echo y)" ] && continue
 		stage "kernel '$v' (scripts/build-kernel.sh $v)"
 		"$ANTINOMIE_ROOT/scripts/build-kernel.sh" "$v" >"$out/build-$v.log" 2>&1 ||
 			die "scripts/build-kernel.sh $v failed: $(grep -m1 '^error:' "$out/build-$v.log" || tail -n1 "$out/build-$v.log")"
@@ -137,7 +149,7 @@ initrd=$ANTINOMIE_CACHE/initramfs/initramfs.cpio.gz
 # and most of the boot; the insn cells need only busybox, init, the
 # scenario and antinomie-bench.
 insn_initrd=$ANTINOMIE_CACHE/initramfs/initramfs-insn.cpio.gz
-if step insn && [ "$insn_calls" -gt 0 ]; then
+if { step insn && [ "$insn_calls" -gt 0 ]; } || step profile; then
 	small=$ANTINOMIE_CACHE/initramfs/root-insn
 	rm -rf "$small"
 	# qemu/build-initramfs.sh stages an image IMG in IMG.root.
@@ -155,8 +167,8 @@ kbench=$(kernel_of bench)
 grep -qx 'CONFIG_FTRACE_SYSCALLS=y' "$(dirname "$kbench")/../../../.config" ||
 	die "the bench kernel lacks CONFIG_FTRACE_SYSCALLS"
 koff=
-if step time-off || { step insn && [[ ",$insn_kernels," == *,off,* ]]; }; then
-	koff=$(kernel_of off)
+if step time-off || step profile || { step insn && [[ ",$insn_kernels," == *,off,* ]]; }; then
+	koff=$(kernel_of bench-off)
 	grep -qx 'CONFIG_ANTINOMIE=y' "$(dirname "$koff")/../../../.config" &&
 		die "the off kernel has CONFIG_ANTINOMIE=y"
 fi
@@ -186,19 +198,23 @@ if step time-off; then
 	info "$(grep -c 'ns_per_call' "$out/time-off.log") cells measured; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 fi
 
+# The QEMU options of every boot whose instructions are counted. -icount:
+# the guest's clock follows its instructions, not the host's (loaded)
+# clock, so timer ticks and the boot's time-based loops come out the same
+# in every boot (0-call boots differ by ~0.04 % instead of ~2 %), and a
+# slow host cannot fail the boot's timer check ("IO-APIC + timer doesn't
+# work"). -rtc clock=vm from a fixed date: the guest's wall clock, too,
+# starts the same and follows the instructions (~0.012 %).
+counted=(-icount shift=3,sleep=off -rtc base=2026-01-01T00:00:00,clock=vm)
+
 if step insn && [ "$insn_calls" -gt 0 ]; then
 	# insn_boot KERNEL_NAME KERNEL MODE T LABEL PATH N
 	insn_boot() {
 		local kname=$1 kernel=$2 mode=$3 t=$4 label=$5 path=$6 n=$7 name insns
 		name=insn-$kname-$mode-t$t-$label
-		# -icount: the guest's clock follows its instructions, not the host's
-		# (loaded) clock, so timer ticks and the boot's time-based loops
-		# come out the same in every boot: the 0-call boots of a cell differ
-		# by ~0.02 % instead of ~2 %, and a slow host cannot fail the boot's
-		# timer check ("IO-APIC + timer doesn't work").
 		initrd=$insn_initrd boot "$name" "$kernel" 1800 \
 			"antinomie.ring_size=$ring bench.kind=insn bench.mode=$mode bench.threads=$t bench.path=$path bench.calls=$n bench.ring=$ring" \
-			-icount shift=3,sleep=off -plugin "$plugin,inline=on" -d plugin -D "$out/$name.insn"
+			"${counted[@]}" -plugin "$plugin,inline=on" -d plugin -D "$out/$name.insn"
 		insns=$(sed -n 's/^insns: //p' "$out/$name.insn")
 		[[ "$insns" =~ ^[0-9]+$ ]] || die "no instruction count in $out/$name.insn"
 		printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$kname" "$mode" "$t" "$label" "$n" "$insns" >"$out/$name.tsv"
@@ -241,6 +257,45 @@ if step insn && [ "$insn_calls" -gt 0 ]; then
 	info "$(wc -l <"$out/insn.tsv") instruction counts; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 fi
 
+if step profile; then
+	profiler=$(dirname "$plugin")/libinsn-profile.so
+	[ -f "$profiler" ] || die "no $profiler (run without --skip-build)"
+	system_map=$(dirname "$kbench")/../../../System.map
+	[ -f "$system_map" ] || die "no System.map beside the bench kernel ($system_map)"
+	cp "$system_map" "$out/System.map"
+	off_map=$(dirname "$koff")/../../../System.map
+	[ -f "$off_map" ] || die "no System.map beside the off kernel ($off_map)"
+	cp "$off_map" "$out/System-off.map"
+	# profile_boot LABEL MODE PATH N KERNEL: one boot under the profile plugin.
+	profile_boot() {
+		local name=profile-$1-$3-$4
+		initrd=$insn_initrd boot "$name" "$5" 1800 \
+			"antinomie.ring_size=$ring bench.kind=insn bench.mode=$2 bench.threads=1 bench.path=$3 bench.calls=$4 bench.ring=$ring" \
+			"${counted[@]}" -plugin "$profiler" -d plugin -D "$out/$name.prof"
+	}
+	first=${paths%%,*}
+	stage "profile: off kernel, capture off and on, with 0 calls (what each costs outside the calls)"
+	profile_boot kernel-off off "$first" 0 "$koff"
+	profile_boot off off "$first" 0 "$kbench"
+	profile_boot capture capture "$first" 0 "$kbench"
+	for p in ${paths//,/ }; do
+		stage "profile: $p, off kernel, capture off and on, $profile_calls calls"
+		profile_boot kernel-off off "$p" "$profile_calls" "$koff"
+		profile_boot off off "$p" "$profile_calls" "$kbench"
+		profile_boot capture capture "$p" "$profile_calls" "$kbench"
+		python3 "$ANTINOMIE_ROOT/scripts/insn-profile.py" --map "$out/System.map" --calls "$profile_calls" --title "$p" \
+			"$out/profile-off-$first-0.prof" "$out/profile-off-$p-$profile_calls.prof" \
+			"$out/profile-capture-$first-0.prof" "$out/profile-capture-$p-$profile_calls.prof" \
+			>"$out/profile-$p.md" || die "scripts/insn-profile.py failed on $p"
+		python3 "$ANTINOMIE_ROOT/scripts/insn-profile.py" --map "$out/System.map" --base-map "$out/System-off.map" \
+			--labels "off kernel,capture off" --calls "$profile_calls" --title "$p, capture off against the off kernel" \
+			"$out/profile-kernel-off-$first-0.prof" "$out/profile-kernel-off-$p-$profile_calls.prof" \
+			"$out/profile-off-$first-0.prof" "$out/profile-off-$p-$profile_calls.prof" \
+			>"$out/profile-$p-off.md" || die "scripts/insn-profile.py failed on $p (off kernel)"
+		info "$p: $(sed -n 's/^Total added: //p' "$out/profile-$p.md"); $(sed -n 's/^Total added: //p' "$out/profile-$p-off.md")"
+	done
+fi
+
 if step loss && [ "$loss_calls" -gt 0 ]; then
 	stage "loss test: 4 threads of $loss_path, reader --follow -w recording, default and 4 MiB rings, then the paced bisection"
 	boot loss "$kbench" 3600 "bench.kind=loss bench.loss_calls=$loss_calls bench.loss_path=$loss_path bench.loss_secs=$loss_secs bench.loss_steps=$loss_steps bench.loss_sizes=default,4194304"
@@ -248,7 +303,13 @@ if step loss && [ "$loss_calls" -gt 0 ]; then
 fi
 
 echo "load after: $(uptime)" >>"$out/run.txt"
-stage "tables (also in $out/table.md)"
-python3 "$ANTINOMIE_ROOT/scripts/bench-table.py" "$out" >"$out/table.md" ||
-	die "scripts/bench-table.py failed on $out"
-cat "$out/table.md"
+if [ "$steps" != profile ]; then
+	stage "tables (also in $out/table.md)"
+	python3 "$ANTINOMIE_ROOT/scripts/bench-table.py" "$out" >"$out/table.md" ||
+		die "scripts/bench-table.py failed on $out"
+	cat "$out/table.md"
+fi
+if step profile; then
+	stage "profiles (also in $out/profile-*.md)"
+	cat "$out"/profile-*.md
+fi
