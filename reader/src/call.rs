@@ -16,7 +16,7 @@ use antinomie_abi as abi;
 
 use crate::decode::names::{self, Names};
 use crate::decode::AttrView;
-use crate::record::{CaptureData, EntryRecord, ExitRecord, LostRecord};
+use crate::record::{CaptureView, EntryRecord, ExitRecord, LostRecord, SharedItems};
 
 /// How complete a call's records are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -134,7 +134,7 @@ fn low_i32(word: u64) -> i64 {
     i64::from(word as u32 as i32)
 }
 
-fn attr_item(items: &[CaptureData], kernel: bool) -> Option<&CaptureData> {
+fn attr_item(items: &SharedItems, kernel: bool) -> Option<CaptureView<'_>> {
     items.iter().find(|c| {
         c.header.arg == 0
             && c.header.kind == abi::KIND_PERF_EVENT_ATTR
@@ -240,7 +240,7 @@ impl Call {
 
     /// The entry capture of `attr_uptr`.
     #[must_use]
-    pub fn attr_capture(&self) -> Option<&CaptureData> {
+    pub fn attr_capture(&self) -> Option<CaptureView<'_>> {
         self.entry.as_ref().and_then(|e| attr_item(&e.items, false))
     }
 
@@ -249,7 +249,7 @@ impl Call {
     pub fn attr(&self) -> Option<AttrView<'_>> {
         self.attr_capture()
             .filter(|c| !c.data.is_empty())
-            .map(|c| AttrView::new(&c.data))
+            .map(|c| AttrView::new(c.data))
     }
 
     /// The kernel's own copy of the attr, carried by the EXIT after a
@@ -259,7 +259,7 @@ impl Call {
         self.exit
             .as_ref()
             .and_then(|x| attr_item(&x.items, true))
-            .map(|c| AttrView::new(&c.data))
+            .map(|c| AttrView::new(c.data))
     }
 
     /// `attr_uptr->size` read back after E2BIG (`arg0.required_size`).
@@ -323,8 +323,12 @@ pub enum Value<'a> {
     Bool(bool),
     /// A string.
     Str(Cow<'a, str>),
-    /// A list of names.
-    Names(Vec<Cow<'static, str>>),
+    /// A bit set shown as a list of names: the names of its known bits
+    /// in table order, then the unknown bits in hex (if any).
+    Bits(Names, u64),
+    /// A bit set shown as one string, as [`names::format_flags`] renders
+    /// it with this comment for unknown bits.
+    Flags(Names, u64, &'static str),
     /// A decoded attr: an object of its present, applicable members'
     /// values.
     Attr(AttrView<'a>),
@@ -525,9 +529,8 @@ pub static CALL_FIELDS: &[CallField] = &[
         constants: Constants::None,
         doc: "args.flags by name, unknown bits in hex",
         get: |c| {
-            c.arg(4).map_or(Value::Null, |f| {
-                Value::Str(Cow::Owned(names::format_flags(names::PERF_FLAG, f, "PERF_FLAG_???")))
-            })
+            c.arg(4)
+                .map_or(Value::Null, |f| Value::Flags(names::PERF_FLAG, f, "PERF_FLAG_???"))
         },
     },
     CallField {
@@ -549,16 +552,7 @@ pub static CALL_FIELDS: &[CallField] = &[
         ty: FieldType::Names,
         constants: Constants::Table(CAPTURE_FLAGS),
         doc: "tail_zero / tail_nonzero (bytes beyond 136), size_fault, kernel_copy",
-        get: |c| {
-            capture_field(c, |h| {
-                let (known, rest) = names::split_flags(CAPTURE_FLAGS, u64::from(h.flags));
-                let mut v: Vec<Cow<'static, str>> = known.into_iter().map(Cow::Borrowed).collect();
-                if rest != 0 {
-                    v.push(Cow::Owned(format!("{rest:#x}")));
-                }
-                Value::Names(v)
-            })
-        },
+        get: |c| capture_field(c, |h| Value::Bits(CAPTURE_FLAGS, u64::from(h.flags))),
     },
     CallField {
         key: "arg0.declared_size",

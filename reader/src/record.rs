@@ -9,6 +9,7 @@
 //! the kernel through a shared mapping and is treated as untrusted.
 
 use std::fmt;
+use std::sync::{Arc, OnceLock};
 
 use antinomie_abi as abi;
 use bytemuck::Pod;
@@ -383,7 +384,8 @@ pub fn parse(bytes: &[u8]) -> Result<RecordView<'_>, RecordError> {
     }
 }
 
-/// An owned capture item.
+/// An owned capture item: what tests and tools build records from
+/// ([`EntryRecord::new`], [`ExitRecord::new`]).
 #[derive(Clone, PartialEq, Eq)]
 pub struct CaptureData {
     /// The item header.
@@ -410,6 +412,129 @@ impl From<CaptureView<'_>> for CaptureData {
     }
 }
 
+/// The bytes of one drain pass (or trace frame), shared by every record
+/// parsed from them: a record keeps its capture items where they already
+/// are instead of copying each into a `Vec` of its own (one allocation
+/// per batch, none per record), and the batch is freed when its last
+/// record is.
+pub type Batch = Arc<Vec<u8>>;
+
+/// The validated capture items of an owned record: a range of its batch.
+#[derive(Clone)]
+pub struct SharedItems {
+    batch: Batch,
+    start: usize,
+    end: usize,
+    count: u32,
+}
+
+impl SharedItems {
+    /// No items.
+    fn none() -> Self {
+        static EMPTY: OnceLock<Batch> = OnceLock::new();
+        SharedItems {
+            batch: Arc::clone(EMPTY.get_or_init(Batch::default)),
+            start: 0,
+            end: 0,
+            count: 0,
+        }
+    }
+
+    /// The items of `items`, which lie within `batch` when the view was
+    /// parsed from it (no copy), else copied into a batch of their own.
+    fn of(items: Items<'_>, batch: Option<&Batch>) -> Self {
+        if items.count == 0 {
+            return Self::none();
+        }
+        let len = items.bytes.len();
+        // Where the view's bytes start within the batch, if they do: an
+        // address comparison only, the bytes are read through `batch`.
+        let within = batch.and_then(|b| {
+            let start = (items.bytes.as_ptr() as usize).checked_sub(b.as_ptr() as usize)?;
+            let end = start.checked_add(len)?;
+            (end <= b.len() && std::ptr::eq(b[start..end].as_ptr(), items.bytes.as_ptr()))
+                .then(|| (Arc::clone(b), start))
+        });
+        let (batch, start) = within.unwrap_or_else(|| (Arc::new(items.bytes.to_vec()), 0));
+        SharedItems {
+            batch,
+            start,
+            end: start + len,
+            count: items.count,
+        }
+    }
+
+    /// Lays `items` out as a record does (each header, then its data,
+    /// padded to the record alignment).
+    fn build(items: &[CaptureData]) -> Self {
+        let mut bytes = Vec::new();
+        for c in items {
+            let mut h = c.header;
+            let hdr = size_of::<abi::Capture>();
+            let align = abi::RECORD_ALIGN as usize;
+            let size = (hdr + c.data.len()).div_ceil(align) * align;
+            h.hdr_size = u32::try_from(hdr).unwrap_or(u32::MAX);
+            h.copied_len = u32::try_from(c.data.len()).unwrap_or(u32::MAX);
+            h.size = u32::try_from(size).unwrap_or(u32::MAX);
+            let at = bytes.len();
+            bytes.extend_from_slice(bytemuck::bytes_of(&h));
+            bytes.extend_from_slice(&c.data);
+            bytes.resize(at + size, 0);
+        }
+        let count = u32::try_from(items.len()).unwrap_or(u32::MAX);
+        match Items::validate(&bytes, count) {
+            Ok(v) => Self::of(v, None),
+            // Only an item of more than 4 GiB gets here.
+            Err(_) => Self::none(),
+        }
+    }
+
+    /// The items.
+    #[must_use]
+    pub fn iter(&self) -> ItemIter<'_> {
+        ItemIter {
+            bytes: &self.batch[self.start..self.end],
+            left: self.count,
+        }
+    }
+
+    /// How many items there are.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.count as usize
+    }
+
+    /// Whether there are none.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+}
+
+impl<'a> IntoIterator for &'a SharedItems {
+    type Item = CaptureView<'a>;
+    type IntoIter = ItemIter<'a>;
+
+    fn into_iter(self) -> ItemIter<'a> {
+        self.iter()
+    }
+}
+
+impl PartialEq for SharedItems {
+    fn eq(&self, other: &Self) -> bool {
+        self.count == other.count
+            && self.batch[self.start..self.end] == other.batch[other.start..other.end]
+    }
+}
+
+impl Eq for SharedItems {}
+
+impl fmt::Debug for SharedItems {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
 /// An owned ENTRY record.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EntryRecord {
@@ -418,7 +543,19 @@ pub struct EntryRecord {
     /// The six raw argument words.
     pub args: [u64; 6],
     /// The capture items.
-    pub items: Vec<CaptureData>,
+    pub items: SharedItems,
+}
+
+impl EntryRecord {
+    /// An ENTRY of these parts (tests, tools).
+    #[must_use]
+    pub fn new(header: abi::RecordHeader, args: [u64; 6], items: &[CaptureData]) -> Self {
+        EntryRecord {
+            header,
+            args,
+            items: SharedItems::build(items),
+        }
+    }
 }
 
 /// An owned EXIT record.
@@ -430,7 +567,19 @@ pub struct ExitRecord {
     /// `required_size`).
     pub body: abi::Exit,
     /// The capture items.
-    pub items: Vec<CaptureData>,
+    pub items: SharedItems,
+}
+
+impl ExitRecord {
+    /// An EXIT of these parts (tests, tools).
+    #[must_use]
+    pub fn new(header: abi::RecordHeader, body: abi::Exit, items: &[CaptureData]) -> Self {
+        ExitRecord {
+            header,
+            body,
+            items: SharedItems::build(items),
+        }
+    }
 }
 
 /// An owned LOST record.
@@ -463,26 +612,39 @@ impl Record {
             Record::Lost(l) => &l.header,
         }
     }
-}
 
-impl From<RecordView<'_>> for Record {
-    fn from(v: RecordView<'_>) -> Self {
+    /// The owned form of `view`, which was parsed from `batch`: its items
+    /// stay in the batch.
+    #[must_use]
+    pub fn in_batch(view: RecordView<'_>, batch: &Batch) -> Self {
+        Self::owned(view, Some(batch))
+    }
+
+    fn owned(v: RecordView<'_>, batch: Option<&Batch>) -> Self {
         match v {
             RecordView::Entry(e) => Record::Entry(EntryRecord {
                 header: e.header,
                 args: e.body.args,
-                items: e.items().map(CaptureData::from).collect(),
+                items: SharedItems::of(e.items, batch),
             }),
             RecordView::Exit(e) => Record::Exit(ExitRecord {
                 header: e.header,
                 body: e.body,
-                items: e.items().map(CaptureData::from).collect(),
+                items: SharedItems::of(e.items, batch),
             }),
             RecordView::Lost(l) => Record::Lost(LostRecord {
                 header: l.header,
                 body: l.body,
             }),
         }
+    }
+}
+
+/// A copy of the view's bytes (tests, tools); the pipeline uses
+/// [`Record::in_batch`].
+impl From<RecordView<'_>> for Record {
+    fn from(v: RecordView<'_>) -> Self {
+        Self::owned(v, None)
     }
 }
 

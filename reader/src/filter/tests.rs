@@ -346,35 +346,41 @@ fn every_kind_renders_with_a_caret_under_the_culprit() {
 
 /// A complete call: a VER8 software attr edited by `edit`, `flags`, `ret`.
 fn call(edit: impl Fn(&mut Vec<u8>), flags: u64, ret: i64) -> Call {
+    call_captured(edit, 136, flags, ret)
+}
+
+/// As [`call`], with only the first `captured` bytes of the attr captured.
+fn call_captured(edit: impl Fn(&mut Vec<u8>), captured: usize, flags: u64, ret: i64) -> Call {
     let mut a = vec![0u8; 136];
     a[0] = 1;
     a[4] = 136;
     edit(&mut a);
+    a.truncate(captured);
     Call {
         call_id: 1,
-        entry: Some(EntryRecord {
-            header: abi::RecordHeader::default(),
-            args: [0x1000, 0, u64::MAX, u64::MAX, flags, 0],
-            items: vec![CaptureData {
+        entry: Some(EntryRecord::new(
+            abi::RecordHeader::default(),
+            [0x1000, 0, u64::MAX, u64::MAX, flags, 0],
+            &[CaptureData {
                 header: abi::Capture {
                     kind: abi::KIND_PERF_EVENT_ATTR,
                     status: abi::STATUS_COMPLETE,
-                    declared_size: u32::try_from(a.len()).unwrap(),
+                    declared_size: 136,
                     copied_len: u32::try_from(a.len()).unwrap(),
                     ..Default::default()
                 },
                 data: a,
             }],
-        }),
-        exit: Some(ExitRecord {
-            header: abi::RecordHeader::default(),
-            body: abi::Exit {
+        )),
+        exit: Some(ExitRecord::new(
+            abi::RecordHeader::default(),
+            abi::Exit {
                 ret,
                 duration_ns: 1500,
                 ..Default::default()
             },
-            items: Vec::new(),
-        }),
+            &[],
+        )),
         state: CallState::Complete,
         exit_maybe_lost: false,
     }
@@ -527,18 +533,16 @@ fn config_names_imply_their_type() {
 #[test]
 fn absent_values_make_every_comparison_false() {
     // A VER0 breakpoint, cut at 64 bytes: bp_len (offset 64) is absent.
-    let mut c = call(
+    let c = call_captured(
         |a| {
             set(a, "type", 5);
             set(a, "size", 64);
             set(a, "bp_addr", 0x1000);
         },
+        64,
         0,
         3,
     );
-    if let Some(e) = c.entry.as_mut() {
-        e.items[0].data.truncate(64);
-    }
     for no in [
         "args.attr_uptr.bp_len == 0",
         "args.attr_uptr.bp_len != 0",
