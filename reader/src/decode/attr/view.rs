@@ -26,8 +26,15 @@ pub enum Presence {
 #[derive(Debug, Clone, Copy)]
 pub struct AttrView<'a> {
     bytes: &'a [u8],
+    /// The bytes again, zero-padded: every member's word is read by a
+    /// copy of constant size (no `memcpy` call per member), and the
+    /// padding is the zero that uncaptured bytes count as.
+    padded: [u8; PADDED],
     controls: Controls,
 }
+
+/// Room for the captured bytes and a whole word after the last one.
+const PADDED: usize = ATTR_SIZE_MAX + 8;
 
 /// The controlling members of an attr, absent ones as 0.
 #[derive(Debug, Clone, Copy)]
@@ -77,8 +84,11 @@ impl<'a> AttrView<'a> {
     pub fn new(bytes: &'a [u8]) -> Self {
         let bytes = &bytes[..bytes.len().min(ATTR_SIZE_MAX)];
         let flags = word(bytes, FLAGS_AT);
+        let mut padded = [0u8; PADDED];
+        padded[..bytes.len()].copy_from_slice(bytes);
         AttrView {
             bytes,
+            padded,
             controls: Controls {
                 ty: word(bytes, TYPE_AT),
                 freq: (flags >> FREQ_BIT) & 1 != 0,
@@ -120,10 +130,15 @@ impl<'a> AttrView<'a> {
         if m.offset >= self.bytes.len() {
             return None;
         }
-        let end = (m.offset + m.width).min(self.bytes.len());
-        let mut buf = [0u8; 8];
-        buf[..end - m.offset].copy_from_slice(&self.bytes[m.offset..end]);
-        let word = u64::from_le_bytes(buf);
+        // Members end within ATTR_SIZE_MAX, so the 8 bytes at the offset
+        // are in `padded`; `get` keeps it panic-free all the same.
+        let eight: [u8; 8] = self.padded.get(m.offset..m.offset + 8)?.try_into().ok()?;
+        let word = u64::from_le_bytes(eight);
+        let word = if m.width >= 8 {
+            word
+        } else {
+            word & ((1u64 << (8 * m.width)) - 1)
+        };
         Some(match m.bits {
             Some((shift, len)) => {
                 (word >> shift) & (if len >= 64 { u64::MAX } else { (1 << len) - 1 })
