@@ -33,6 +33,10 @@ pub struct AttrView<'a> {
     controls: Controls,
 }
 
+/// More than the unions of `struct perf_event_attr` (a unit test checks
+/// it): [`AttrView::each_text_member`] tracks them in an array this long.
+const MAX_UNIONS: usize = 16;
+
 /// Room for the captured bytes and a whole word after the last one.
 const PADDED: usize = ATTR_SIZE_MAX + 8;
 
@@ -256,7 +260,7 @@ impl<'a> AttrView<'a> {
     ) {
         // The unions whose first applicable alias was shown: at most a
         // few, so a small array, not a Vec.
-        let mut unions_done: [&str; 16] = [""; 16];
+        let mut unions_done: [&str; MAX_UNIONS] = [""; MAX_UNIONS];
         let mut unions = 0;
         for m in ATTR_MEMBERS {
             if m.text == TextRule::Hidden || !self.applies(m, pmus) {
@@ -297,6 +301,14 @@ mod tests {
 
     fn attr(len: usize) -> Vec<u8> {
         vec![0u8; len]
+    }
+
+    #[test]
+    fn the_unions_fit_the_text_walk() {
+        let mut unions: Vec<&str> = ATTR_MEMBERS.iter().filter_map(|m| m.union).collect();
+        unions.sort_unstable();
+        unions.dedup();
+        assert!(unions.len() <= MAX_UNIONS, "{unions:?}");
     }
 
     #[test]
