@@ -9,7 +9,7 @@
 use std::sync::OnceLock;
 
 use crate::call::{Call, Value, CALL_FIELDS, LOST_FIELDS};
-use crate::decode::{AttrView, PmuTypes, Repr, ATTR_MEMBERS};
+use crate::decode::{names, AttrView, PmuTypes, Repr, ATTR_MEMBERS};
 use crate::record::LostRecord;
 
 /// Appends `s` as a JSON string: `"`, `\` and control characters escaped
@@ -52,31 +52,97 @@ fn string(buf: &mut Vec<u8>, s: &str) {
     buf.push(b'"');
 }
 
-/// The keys as written: `,"key":` (the first key of an object skips the
-/// comma), made once: one copy per key on the hot path.
+/// Room for one piece of constant text ([`Piece`]): every key with its
+/// quotes, comma and colon, and `true`/`false` after a bit member's key,
+/// fits (a unit test checks it).
+const PIECE_ROOM: usize = 48;
+
+/// A piece of constant text, zero-padded to [`PIECE_ROOM`] bytes, so that
+/// it is appended by a copy of constant size (a few vector moves, no
+/// `memcpy` call) and a truncation, instead of a copy of its own length.
+#[derive(Clone, Copy)]
+struct Piece {
+    padded: [u8; PIECE_ROOM],
+    len: usize,
+}
+
+impl Piece {
+    /// `text`; text longer than the room (none is, by the unit test)
+    /// would be cut, so the test is what keeps the output right.
+    fn new(text: &str) -> Self {
+        let mut padded = [0u8; PIECE_ROOM];
+        let len = text.len().min(PIECE_ROOM);
+        padded[..len].copy_from_slice(&text.as_bytes()[..len]);
+        Piece { padded, len }
+    }
+
+    fn put(&self, buf: &mut Vec<u8>) {
+        let at = buf.len();
+        buf.extend_from_slice(&self.padded);
+        buf.truncate(at + self.len);
+    }
+}
+
+/// A key as written: `,"key":`, and `"key":` for an object's first key.
+struct Key {
+    next: Piece,
+    first: Piece,
+}
+
+impl Key {
+    fn new(k: &str) -> Self {
+        Self::with_value(k, "")
+    }
+
+    /// The key followed by a constant value.
+    fn with_value(k: &str, v: &str) -> Self {
+        Key {
+            next: Piece::new(&format!(",\"{k}\":{v}")),
+            first: Piece::new(&format!("\"{k}\":{v}")),
+        }
+    }
+}
+
+/// A one-bit member's key with each of its values: `,"key":false`, …
+struct BitKey {
+    values: [Key; 2],
+}
+
+/// The keys, made once: one constant-size copy per key on the hot path.
 struct Keys {
-    call: Vec<Box<[u8]>>,
-    lost: Vec<Box<[u8]>>,
-    member: Vec<Box<[u8]>>,
+    call: Vec<Key>,
+    lost: Vec<Key>,
+    member: Vec<Key>,
+    /// By member too; only one-bit members' are used.
+    bit: Vec<BitKey>,
 }
 
 fn keys() -> &'static Keys {
     static KEYS: OnceLock<Keys> = OnceLock::new();
-    KEYS.get_or_init(|| {
-        let quote = |k: &str| format!(",\"{k}\":").into_bytes().into_boxed_slice();
-        Keys {
-            call: CALL_FIELDS.iter().map(|f| quote(f.key)).collect(),
-            lost: LOST_FIELDS.iter().map(|f| quote(f.key)).collect(),
-            member: ATTR_MEMBERS.iter().map(|m| quote(m.name)).collect(),
-        }
+    KEYS.get_or_init(|| Keys {
+        call: CALL_FIELDS.iter().map(|f| Key::new(f.key)).collect(),
+        lost: LOST_FIELDS.iter().map(|f| Key::new(f.key)).collect(),
+        member: ATTR_MEMBERS.iter().map(|m| Key::new(m.name)).collect(),
+        bit: ATTR_MEMBERS
+            .iter()
+            .map(|m| BitKey {
+                values: [
+                    Key::with_value(m.name, "false"),
+                    Key::with_value(m.name, "true"),
+                ],
+            })
+            .collect(),
     })
 }
 
 /// Appends a key made by [`keys`], without its comma if it is the
 /// object's first.
-fn key(buf: &mut Vec<u8>, first: &mut bool, key: &[u8]) {
-    let skip = usize::from(std::mem::take(first));
-    buf.extend_from_slice(&key[skip..]);
+fn key(buf: &mut Vec<u8>, first: &mut bool, key: &Key) {
+    if std::mem::take(first) {
+        key.first.put(buf);
+    } else {
+        key.next.put(buf);
+    }
 }
 
 fn u64(buf: &mut Vec<u8>, v: u64) {
@@ -93,12 +159,19 @@ fn bool(buf: &mut Vec<u8>, v: bool) {
 
 /// The attr object: every present, applicable member's value (a bool for
 /// one-bit flags, a signed number for signed members, else an unsigned
-/// one), or with `names` the rendering of its symbolic members.
-fn attr(buf: &mut Vec<u8>, view: &AttrView<'_>, pmus: &PmuTypes, names: bool) {
-    let names_of = &keys().member;
+/// one), or with `names` the rendering of its symbolic members (rendered
+/// into `scratch`, reused across members and lines).
+fn attr(
+    buf: &mut Vec<u8>,
+    scratch: &mut String,
+    view: &AttrView<'_>,
+    pmus: &PmuTypes,
+    names: bool,
+) {
+    let keys = keys();
     buf.push(b'{');
     let mut first = true;
-    for (m, name) in ATTR_MEMBERS.iter().zip(names_of) {
+    for ((m, name), bit) in ATTR_MEMBERS.iter().zip(&keys.member).zip(&keys.bit) {
         if names && !m.repr.is_symbolic() {
             continue;
         }
@@ -107,55 +180,87 @@ fn attr(buf: &mut Vec<u8>, view: &AttrView<'_>, pmus: &PmuTypes, names: bool) {
             continue;
         }
         if names {
-            if let Some(r) = view.render(m, pmus) {
+            scratch.clear();
+            if view.render_into(scratch, m, pmus) {
                 key(buf, &mut first, name);
-                string(buf, &r);
+                string(buf, scratch);
             }
         } else if m.is_signed() {
             if let Some(v) = view.signed(m) {
                 key(buf, &mut first, name);
                 i64(buf, v);
             }
+        } else if let (Repr::Bit, Some((_, 1))) = (m.repr, m.bits) {
+            key(buf, &mut first, &bit.values[usize::from(raw != 0)]);
         } else {
             key(buf, &mut first, name);
-            match (m.repr, m.bits) {
-                (Repr::Bit, Some((_, 1))) => bool(buf, raw != 0),
-                _ => u64(buf, raw),
-            }
+            u64(buf, raw);
         }
     }
     buf.push(b'}');
 }
 
-fn value(buf: &mut Vec<u8>, v: &Value<'_>, pmus: &PmuTypes) {
+/// Appends `v` in hex as `{v:#x}` formats it.
+fn hex(buf: &mut Vec<u8>, v: u64) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut digits = [0u8; 16];
+    let mut n = 0;
+    let mut rest = v;
+    loop {
+        digits[15 - n] = HEX[(rest & 0xf) as usize];
+        n += 1;
+        rest >>= 4;
+        if rest == 0 {
+            break;
+        }
+    }
+    buf.extend_from_slice(b"0x");
+    buf.extend_from_slice(&digits[16 - n..]);
+}
+
+fn value(buf: &mut Vec<u8>, scratch: &mut String, v: &Value<'_>, pmus: &PmuTypes) {
     match v {
         Value::Null => buf.extend_from_slice(b"null"),
         Value::U64(v) => u64(buf, *v),
         Value::I64(v) => i64(buf, *v),
         Value::Bool(v) => bool(buf, *v),
         Value::Str(s) => string(buf, s),
-        Value::Names(names) => {
+        Value::Bits(table, bits) => {
             buf.push(b'[');
-            for (i, n) in names.iter().enumerate() {
-                if i > 0 {
+            let rest = names::known_flags(table, *bits, |name| {
+                if buf.last() != Some(&b'[') {
                     buf.push(b',');
                 }
-                string(buf, n);
+                string(buf, name);
+            });
+            if rest != 0 {
+                if buf.last() != Some(&b'[') {
+                    buf.push(b',');
+                }
+                buf.push(b'"');
+                hex(buf, rest);
+                buf.push(b'"');
             }
             buf.push(b']');
         }
-        Value::Attr(view) => attr(buf, view, pmus, false),
-        Value::AttrNames(view) => attr(buf, view, pmus, true),
+        Value::Flags(table, bits, unknown) => {
+            scratch.clear();
+            names::flags_into(scratch, table, *bits, unknown);
+            string(buf, scratch);
+        }
+        Value::Attr(view) => attr(buf, scratch, view, pmus, false),
+        Value::AttrNames(view) => attr(buf, scratch, view, pmus, true),
     }
 }
 
-/// Appends a call as one JSON line, with the newline.
-pub(crate) fn call(buf: &mut Vec<u8>, call: &Call, pmus: &PmuTypes) {
+/// Appends a call as one JSON line, with the newline; `scratch` is room
+/// for renderings, reused from line to line.
+pub(crate) fn call(buf: &mut Vec<u8>, scratch: &mut String, call: &Call, pmus: &PmuTypes) {
     buf.push(b'{');
     let mut first = true;
     for (f, k) in CALL_FIELDS.iter().zip(&keys().call) {
         key(buf, &mut first, k);
-        value(buf, &(f.get)(call), pmus);
+        value(buf, scratch, &(f.get)(call), pmus);
     }
     buf.extend_from_slice(b"}\n");
 }
@@ -167,7 +272,7 @@ pub(crate) fn lost(buf: &mut Vec<u8>, l: &LostRecord) {
     let mut first = true;
     for (f, k) in LOST_FIELDS.iter().zip(&keys().lost) {
         key(buf, &mut first, k);
-        value(buf, &(f.get)(l), &pmus);
+        value(buf, &mut String::new(), &(f.get)(l), &pmus);
     }
     buf.extend_from_slice(b"}\n");
 }
@@ -194,6 +299,24 @@ mod tests {
     }
 
     #[test]
+    fn every_piece_fits_its_room() {
+        let longest = CALL_FIELDS
+            .iter()
+            .map(|f| f.key)
+            .chain(LOST_FIELDS.iter().map(|f| f.key))
+            .chain(ATTR_MEMBERS.iter().map(|m| m.name))
+            .map(|k| format!(",\"{k}\":false").len())
+            .max()
+            .unwrap();
+        assert!(longest <= PIECE_ROOM, "{longest} > {PIECE_ROOM}");
+        let k = Key::with_value("abc", "true");
+        let mut buf = b"{".to_vec();
+        k.first.put(&mut buf);
+        k.next.put(&mut buf);
+        assert_eq!(buf, b"{\"abc\":true,\"abc\":true");
+    }
+
+    #[test]
     fn strings_escape_as_serde_json_does() {
         let mut all = String::new();
         for c in (0u8..0x80)
@@ -209,6 +332,15 @@ mod tests {
                 String::from_utf8(buf).unwrap(),
                 serde_json::to_string(s).unwrap()
             );
+        }
+    }
+
+    #[test]
+    fn hex_prints_as_format_does() {
+        for v in [0u64, 1, 0xf, 0x10, 0xdead_beef, u64::MAX] {
+            let mut buf = Vec::new();
+            hex(&mut buf, v);
+            assert_eq!(String::from_utf8(buf).unwrap(), format!("{v:#x}"));
         }
     }
 

@@ -39,7 +39,7 @@ use std::io::{self, Write};
 use antinomie_abi as abi;
 
 use crate::call::{lost_reason, Call, CallState};
-use crate::decode::{attr, names, AttrView, PmuTypes};
+use crate::decode::{attr, names, AttrMember, AttrView, PmuTypes};
 use crate::jsonl;
 use crate::pipeline::Sink;
 use crate::record::LostRecord;
@@ -53,8 +53,16 @@ pub enum Format {
     Json,
 }
 
+// `write!` into a `String` cannot fail: the results are ignored below.
+
 fn time(ns: u64) -> String {
-    format!("{}.{:09}", ns / 1_000_000_000, ns % 1_000_000_000)
+    let mut s = String::new();
+    time_into(&mut s, ns);
+    s
+}
+
+fn time_into(out: &mut String, ns: u64) {
+    let _ = write!(out, "{}.{:09}", ns / 1_000_000_000, ns % 1_000_000_000);
 }
 
 /// How a text line shows its time: strace's `-t`, `-tt`, `-ttt` and `-r`.
@@ -94,19 +102,19 @@ struct Stamper {
 }
 
 impl Stamper {
-    fn stamp(&mut self, ns: u64) -> String {
-        let micros = |total_ns: i128| {
+    fn stamp_into(&mut self, out: &mut String, ns: u64) {
+        let micros = |out: &mut String, total_ns: i128| {
             let sign = if total_ns < 0 { "-" } else { "" };
             let us = total_ns.unsigned_abs() / 1000;
-            format!("{sign}{}.{:06}", us / 1_000_000, us % 1_000_000)
+            let _ = write!(out, "{sign}{}.{:06}", us / 1_000_000, us % 1_000_000);
         };
         let wall_ns = || i128::from(ns) + i128::from(self.realtime_offset_ns);
         match self.style {
-            TimeStyle::Monotonic => time(ns),
-            TimeStyle::Epoch => micros(wall_ns()),
+            TimeStyle::Monotonic => time_into(out, ns),
+            TimeStyle::Epoch => micros(out, wall_ns()),
             TimeStyle::Relative => {
                 let prev = self.last_ns.replace(ns).unwrap_or(ns);
-                micros(i128::from(ns) - i128::from(prev))
+                micros(out, i128::from(ns) - i128::from(prev));
             }
             TimeStyle::WallSeconds | TimeStyle::WallMicros => {
                 let wall = wall_ns();
@@ -116,21 +124,20 @@ impl Stamper {
                 let mut tm: libc::tm = unsafe { std::mem::zeroed() };
                 // SAFETY: both pointers are valid for the call.
                 unsafe { libc::localtime_r(&secs, &mut tm) };
-                let mut s = format!("{:02}:{:02}:{:02}", tm.tm_hour, tm.tm_min, tm.tm_sec);
+                let _ = write!(out, "{:02}:{:02}:{:02}", tm.tm_hour, tm.tm_min, tm.tm_sec);
                 if self.style == TimeStyle::WallMicros {
-                    let _ = write!(s, ".{:06}", wall.rem_euclid(1_000_000_000) / 1000);
+                    let _ = write!(out, ".{:06}", wall.rem_euclid(1_000_000_000) / 1000);
                 }
-                s
             }
         }
     }
 }
 
-fn pointer(p: u64) -> String {
+fn pointer_into(out: &mut String, p: u64) {
     if p == 0 {
-        "NULL".to_owned()
+        out.push_str("NULL");
     } else {
-        format!("{p:#x}")
+        let _ = write!(out, "{p:#x}");
     }
 }
 
@@ -142,47 +149,81 @@ struct SizeAfter {
     written: bool,
 }
 
-/// The attr's members as `name=value`; after an E2BIG, `size=OLD => NEW`
+/// One attr member as `name=value`; after an E2BIG, `size=OLD => NEW`
 /// as strace shows it when the kernel wrote the size back (or it
 /// changed), else a note that nothing was written.
-fn attr_members(view: &AttrView<'_>, pmus: &PmuTypes, after: Option<SizeAfter>) -> Vec<String> {
-    view.text_members(pmus)
-        .into_iter()
-        .map(|(m, s)| match (m.name, after) {
-            ("size", Some(a)) if a.written || view.raw(m) != Some(u64::from(a.read)) => {
-                format!("size={s} => {}", attr::render_size(u64::from(a.read)))
-            }
-            ("size", Some(_)) => format!("size={s} /* not written back */"),
-            (name, _) => format!("{name}={s}"),
-        })
-        .collect()
+fn member_into(
+    out: &mut String,
+    view: &AttrView<'_>,
+    m: &AttrMember,
+    rendered: &str,
+    after: Option<SizeAfter>,
+) {
+    out.push_str(m.name);
+    out.push('=');
+    out.push_str(rendered);
+    match (m.name, after) {
+        ("size", Some(a)) if a.written || view.raw(m) != Some(u64::from(a.read)) => {
+            out.push_str(" => ");
+            attr::size_into(out, u64::from(a.read));
+        }
+        ("size", Some(_)) => out.push_str(" /* not written back */"),
+        _ => {}
+    }
+}
+
+/// The attr's members as [`member_into`] shows them, joined by `, `.
+/// Returns whether there was any.
+fn attr_members_into(
+    out: &mut String,
+    scratch: &mut String,
+    view: &AttrView<'_>,
+    pmus: &PmuTypes,
+    after: Option<SizeAfter>,
+) -> bool {
+    let mut first = true;
+    view.each_text_member(pmus, scratch, |m, s| {
+        if !first {
+            out.push_str(", ");
+        }
+        first = false;
+        member_into(out, view, m, s, after);
+    });
+    !first
 }
 
 /// The first argument as text.
-fn attr_text(call: &Call, pmus: &PmuTypes) -> String {
-    let ptr = call.arg(0).map_or_else(|| "?".to_owned(), pointer);
+fn attr_text_into(out: &mut String, scratch: &mut String, call: &Call, pmus: &PmuTypes) {
+    let ptr = |out: &mut String| match call.arg(0) {
+        Some(p) => pointer_into(out, p),
+        None => out.push('?'),
+    };
     let Some(cap) = call.attr_capture() else {
-        return ptr;
+        return ptr(out);
     };
     let h = &cap.header;
     let required = call.required_size().map(|read| SizeAfter {
         read,
         written: call.size_written() == Some(true),
     });
-    let mut out = match h.status {
-        abi::STATUS_NULL_PTR => return "NULL".to_owned(),
+    match h.status {
+        abi::STATUS_NULL_PTR => return out.push_str("NULL"),
         abi::STATUS_NOT_APPLICABLE => {
-            return format!("{ptr} /* not read: the flags were rejected first */")
+            ptr(out);
+            return out.push_str(" /* not read: the flags were rejected first */");
         }
         abi::STATUS_INVALID_SIZE => {
             let mut b = [0u8; 8];
             b[4..8].copy_from_slice(&h.declared_size.to_le_bytes());
             let view = AttrView::new(&b);
-            let size = attr_members(&view, pmus, required)
-                .into_iter()
-                .find(|s| s.starts_with("size="))
-                .unwrap_or_default();
-            return format!("{{{size} /* invalid size: not read further */}}");
+            out.push('{');
+            // Only `size` was read.
+            view.each_text_member(pmus, scratch, |m, s| {
+                if m.name == "size" {
+                    member_into(out, &view, m, s, required);
+                }
+            });
+            return out.push_str(" /* invalid size: not read further */}");
         }
         abi::STATUS_FAULT if cap.data.is_empty() => {
             let what = if h.flags & abi::CAPTURE_F_SIZE_FAULT != 0 {
@@ -190,14 +231,18 @@ fn attr_text(call: &Call, pmus: &PmuTypes) -> String {
             } else {
                 "unreadable"
             };
-            return format!("{ptr} /* {what}: fault at offset {} */", h.fault_offset);
+            ptr(out);
+            let _ = write!(out, " /* {what}: fault at offset {} */", h.fault_offset);
+            return;
         }
         _ => {
-            let view = AttrView::new(&cap.data);
-            let mut parts = attr_members(&view, pmus, required);
+            let view = AttrView::new(cap.data);
+            out.push('{');
+            let any = attr_members_into(out, scratch, &view, pmus, required);
+            let sep = if any { ", " } else { "" };
             match h.status {
                 abi::STATUS_FAULT => {
-                    parts.push(format!("/* fault at offset {} */", h.fault_offset));
+                    let _ = write!(out, "{sep}/* fault at offset {} */", h.fault_offset);
                 }
                 abi::STATUS_TRUNCATED => {
                     let tail = if h.flags & abi::CAPTURE_F_TAIL_NONZERO != 0 {
@@ -207,53 +252,62 @@ fn attr_text(call: &Call, pmus: &PmuTypes) -> String {
                     } else {
                         "not checked"
                     };
-                    parts.push(format!(
-                        "/* bytes {}..{}: {tail} */",
+                    let _ = write!(
+                        out,
+                        "{sep}/* bytes {}..{}: {tail} */",
                         attr::ATTR_SIZE_MAX,
                         h.declared_size
-                    ));
+                    );
                 }
                 abi::STATUS_COMPLETE => {}
-                other => parts.push(format!("/* capture status {other} */")),
+                other => {
+                    let _ = write!(out, "{sep}/* capture status {other} */");
+                }
             }
-            format!("{{{}}}", parts.join(", "))
+            out.push('}');
         }
-    };
+    }
     if call.double_fetch() == Some(true) {
         match call.kernel_attr() {
             Some(k) => {
-                let _ = write!(
-                    out,
-                    " /* double fetch: the kernel used {{{}}} */",
-                    attr_members(&k, pmus, None).join(", ")
-                );
+                out.push_str(" /* double fetch: the kernel used {");
+                attr_members_into(out, scratch, &k, pmus, None);
+                out.push_str("} */");
             }
             None => out.push_str(" /* double fetch */"),
         }
     }
-    out
 }
 
+#[cfg(test)]
 fn ret_text(call: &Call) -> String {
+    let mut s = String::new();
+    ret_text_into(&mut s, call);
+    s
+}
+
+fn ret_text_into(out: &mut String, call: &Call) {
     let Some(ret) = call.ret() else {
-        return if call.exit_maybe_lost {
-            "= ? <unfinished: its exit may be lost>".to_owned()
+        return out.push_str(if call.exit_maybe_lost {
+            "= ? <unfinished: its exit may be lost>"
         } else {
-            "= ? <unfinished>".to_owned()
-        };
+            "= ? <unfinished>"
+        });
     };
     let dur = call.duration_ns().unwrap_or(0);
-    let dur = format!(
-        "<{}.{:06}>",
-        dur / 1_000_000_000,
-        dur % 1_000_000_000 / 1000
-    );
+    let (secs, micros) = (dur / 1_000_000_000, dur % 1_000_000_000 / 1000);
     match call.errno() {
         Some(e) => match u32::try_from(e).ok().and_then(names::errno) {
-            Some(e) => format!("= -1 {} ({}) {dur}", e.name, e.message),
-            None => format!("= -1 E??? (errno {e}) {dur}"),
+            Some(e) => {
+                let _ = write!(out, "= -1 {} ({}) <{secs}.{micros:06}>", e.name, e.message);
+            }
+            None => {
+                let _ = write!(out, "= -1 E??? (errno {e}) <{secs}.{micros:06}>");
+            }
         },
-        None => format!("= {ret} {dur}"),
+        None => {
+            let _ = write!(out, "= {ret} <{secs}.{micros:06}>");
+        }
     }
 }
 
@@ -267,8 +321,15 @@ pub fn call_text(call: &Call, pmus: &PmuTypes) -> String {
 /// `stamp`.
 #[must_use]
 pub fn call_text_stamped(call: &Call, pmus: &PmuTypes, stamp: &str) -> String {
-    let h = call.header();
     let mut s = stamp.to_owned();
+    call_text_into(&mut s, &mut String::new(), call, pmus);
+    s
+}
+
+/// Appends a call's text line after its stamp (without the newline);
+/// `scratch` is room for renderings, reused from line to line.
+fn call_text_into(s: &mut String, scratch: &mut String, call: &Call, pmus: &PmuTypes) {
+    let h = call.header();
     let _ = write!(s, " cpu={}", h.cpu);
     if let Some(x) = call.exit_cpu().filter(|&x| x != h.cpu) {
         let _ = write!(s, ">{x}");
@@ -282,24 +343,28 @@ pub fn call_text_stamped(call: &Call, pmus: &PmuTypes, stamp: &str) -> String {
         CallState::EntryLost => s.push_str("/* entry lost */"),
         CallState::EntryMissing => s.push_str("/* entry not seen */"),
         CallState::Complete | CallState::Unfinished => {
-            s.push_str(&attr_text(call, pmus));
-            let int = |v: Option<i64>| v.map_or_else(|| "?".to_owned(), |v| v.to_string());
-            let _ = write!(
-                s,
-                ", pid={}, cpu={}, group_fd={}, flags={}",
-                int(call.arg_pid()),
-                int(call.arg_cpu()),
-                int(call.arg_group_fd()),
-                call.arg(4).map_or_else(
-                    || "?".to_owned(),
-                    |f| names::format_flags(names::PERF_FLAG, f, "PERF_FLAG_???")
-                ),
-            );
+            attr_text_into(s, scratch, call, pmus);
+            let int = |s: &mut String, v: Option<i64>| match v {
+                Some(v) => {
+                    let _ = write!(s, "{v}");
+                }
+                None => s.push('?'),
+            };
+            s.push_str(", pid=");
+            int(s, call.arg_pid());
+            s.push_str(", cpu=");
+            int(s, call.arg_cpu());
+            s.push_str(", group_fd=");
+            int(s, call.arg_group_fd());
+            s.push_str(", flags=");
+            match call.arg(4) {
+                Some(f) => names::flags_into(s, names::PERF_FLAG, f, "PERF_FLAG_???"),
+                None => s.push('?'),
+            }
         }
     }
     s.push_str(") ");
-    s.push_str(&ret_text(call));
-    s
+    ret_text_into(s, call);
 }
 
 /// A LOST record as one text line.
@@ -339,7 +404,7 @@ pub fn lost_text_stamped(l: &LostRecord, stamp: &str) -> String {
 /// Only if writing to `out` fails.
 pub fn call_json<W: Write>(call: &Call, pmus: &PmuTypes, out: &mut W) -> io::Result<()> {
     let mut line = Vec::with_capacity(2048);
-    jsonl::call(&mut line, call, pmus);
+    jsonl::call(&mut line, &mut String::new(), call, pmus);
     out.write_all(&line)
 }
 
@@ -361,6 +426,10 @@ pub struct WriterSink<W: Write> {
     pmus: PmuTypes,
     flush_each: bool,
     line: Vec<u8>,
+    /// The text line being built.
+    text: String,
+    /// Room for one rendering, reused from member to member.
+    scratch: String,
     stamper: Stamper,
 }
 
@@ -375,6 +444,8 @@ impl<W: Write> WriterSink<W> {
             pmus,
             flush_each,
             line: Vec::with_capacity(1024),
+            text: String::with_capacity(1024),
+            scratch: String::with_capacity(128),
             stamper: Stamper {
                 style: TimeStyle::Monotonic,
                 realtime_offset_ns: 0,
@@ -413,12 +484,14 @@ impl<W: Write> Sink for WriterSink<W> {
         self.line.clear();
         match self.format {
             Format::Text => {
-                let stamp = self.stamper.stamp(call.header().time_ns);
-                self.line
-                    .extend_from_slice(call_text_stamped(call, &self.pmus, &stamp).as_bytes());
-                self.line.push(b'\n');
+                self.text.clear();
+                self.stamper
+                    .stamp_into(&mut self.text, call.header().time_ns);
+                call_text_into(&mut self.text, &mut self.scratch, call, &self.pmus);
+                self.text.push('\n');
+                self.line.extend_from_slice(self.text.as_bytes());
             }
-            Format::Json => jsonl::call(&mut self.line, call, &self.pmus),
+            Format::Json => jsonl::call(&mut self.line, &mut self.scratch, call, &self.pmus),
         }
         self.put()
     }
@@ -427,7 +500,8 @@ impl<W: Write> Sink for WriterSink<W> {
         self.line.clear();
         match self.format {
             Format::Text => {
-                let stamp = self.stamper.stamp(lost.header.time_ns);
+                let mut stamp = String::new();
+                self.stamper.stamp_into(&mut stamp, lost.header.time_ns);
                 self.line
                     .extend_from_slice(lost_text_stamped(lost, &stamp).as_bytes());
                 self.line.push(b'\n');
@@ -458,21 +532,21 @@ mod tests {
         Call {
             call_id: 1,
             entry: None,
-            exit: Some(ExitRecord {
-                header: abi::RecordHeader {
+            exit: Some(ExitRecord::new(
+                abi::RecordHeader {
                     time_ns: 1_500_000_123,
                     cpu: 2,
                     pid: 7,
                     tid: 8,
                     ..Default::default()
                 },
-                body: abi::Exit {
+                abi::Exit {
                     ret,
                     duration_ns,
                     ..Default::default()
                 },
-                items: Vec::new(),
-            }),
+                &[],
+            )),
             state: CallState::EntryMissing,
             exit_maybe_lost: false,
         }

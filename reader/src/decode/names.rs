@@ -233,32 +233,51 @@ pub fn value_of(table: Names, name: &str) -> Option<u64> {
 #[must_use]
 pub fn split_flags(table: Names, value: u64) -> (Vec<&'static str>, u64) {
     let mut names = Vec::new();
+    let rest = known_flags(table, value, |name| names.push(name));
+    (names, rest)
+}
+
+/// Calls `each` with the name of every known bit of `value`, in table
+/// order; returns the bits no name covers.
+pub fn known_flags(table: Names, value: u64, mut each: impl FnMut(&'static str)) -> u64 {
     let mut rest = value;
     for &(bit, name) in table {
         if value & bit == bit && bit != 0 {
-            names.push(name);
+            each(name);
             rest &= !bit;
         }
     }
-    (names, rest)
+    rest
 }
 
 /// Renders a bit set as strace does: `A|B|0x…` with unknown bits in hex
 /// last, `0` when empty, and `0x… /* PREFIX??? */` when no bit is known.
 #[must_use]
 pub fn format_flags(table: Names, value: u64, unknown_comment: &str) -> String {
+    let mut s = String::new();
+    flags_into(&mut s, table, value, unknown_comment);
+    s
+}
+
+/// [`format_flags`], appended to `out`.
+pub fn flags_into(out: &mut String, table: Names, value: u64, unknown_comment: &str) {
     if value == 0 {
-        return "0".to_owned();
+        out.push('0');
+        return;
     }
-    let (names, rest) = split_flags(table, value);
-    if names.is_empty() {
-        return format!("{rest:#x} /* {unknown_comment} */");
-    }
-    let mut out = names.join("|");
-    if rest != 0 {
+    let start = out.len();
+    let rest = known_flags(table, value, |name| {
+        if out.len() > start {
+            out.push('|');
+        }
+        out.push_str(name);
+    });
+    // `write!` into a `String` cannot fail.
+    if out.len() == start {
+        let _ = write!(out, "{rest:#x} /* {unknown_comment} */");
+    } else if rest != 0 {
         let _ = write!(out, "|{rest:#x}");
     }
-    out
 }
 
 /// One errno: number, name, and glibc's `strerror()` text.

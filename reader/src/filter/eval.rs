@@ -11,7 +11,7 @@ use crate::call::{Call, Value};
 use crate::decode::names;
 use crate::decode::{Applies, PmuTypes};
 
-use super::fields::{ConstSet, Field, Source, Type};
+use super::fields::{Field, Source, Type};
 
 /// Comparison operators.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,23 +67,6 @@ fn bits(v: i128) -> u64 {
     v as u64
 }
 
-/// `arg0.capture_flags`-style lists of names (unknown bits in hex) back to
-/// the bit set.
-fn names_to_bits(list: &[Cow<'static, str>], consts: ConstSet) -> u64 {
-    list.iter().fold(0, |acc, n| {
-        let bit = match consts {
-            ConstSet::Table(t) => names::value_of(t, n),
-            _ => None,
-        }
-        .or_else(|| {
-            n.strip_prefix("0x")
-                .and_then(|h| u64::from_str_radix(h, 16).ok())
-        })
-        .unwrap_or(0);
-        acc | bit
-    })
-}
-
 /// The value of field `f` for call `c`.
 pub(crate) fn field_value<'a>(f: &Field, c: &'a Call, pmus: &PmuTypes) -> Val<'a> {
     match f.source {
@@ -93,7 +76,10 @@ pub(crate) fn field_value<'a>(f: &Field, c: &'a Call, pmus: &PmuTypes) -> Val<'a
             Value::I64(v) => Val::Int(i128::from(v)),
             Value::Bool(b) => Val::Bool(b),
             Value::Str(s) => Val::Str(s),
-            Value::Names(list) => Val::Int(i128::from(names_to_bits(&list, f.constants))),
+            Value::Bits(_, bits) => Val::Int(i128::from(bits)),
+            Value::Flags(table, bits, unknown) => {
+                Val::Str(Cow::Owned(names::format_flags(table, bits, unknown)))
+            }
             Value::Attr(_) | Value::AttrNames(_) => Val::Object,
         },
         Source::Attr(m) => {

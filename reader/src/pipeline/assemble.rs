@@ -64,7 +64,7 @@ impl<'s> Assembler<'s> {
     pub fn push(&mut self, msg: DrainMsg) -> io::Result<()> {
         match msg {
             DrainMsg::Records { cpu, bytes } => {
-                if let Some(bad) = self.merger.push_records(cpu, &bytes) {
+                if let Some(bad) = self.merger.push_batch(cpu, bytes) {
                     self.corrupt(&bad);
                 }
             }

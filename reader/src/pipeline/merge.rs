@@ -4,6 +4,7 @@
 
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap, VecDeque};
+use std::sync::Arc;
 
 use crate::record::{self, Record};
 use crate::ring::CorruptRecord;
@@ -79,23 +80,31 @@ impl Merger {
         self.lanes.len() - 1
     }
 
-    /// Queues the records of a [`crate::pipeline::DrainMsg::Records`].
+    /// Queues the records of a [`crate::pipeline::DrainMsg::Records`]
+    /// (a copy of `bytes`; [`Merger::push_batch`] takes them without one).
+    pub fn push_records(&mut self, cpu: u32, bytes: &[u8]) -> Option<CorruptRecord> {
+        self.push_batch(cpu, bytes.to_vec())
+    }
+
+    /// Queues the records of a [`crate::pipeline::DrainMsg::Records`]; the
+    /// records keep their capture items in `bytes` ([`record::Batch`]).
     /// Records that do not parse (the drain thread validated them, so only
     /// a corrupt trace file has any) end the chunk and are returned as
     /// errors.
-    pub fn push_records(&mut self, cpu: u32, bytes: &[u8]) -> Option<CorruptRecord> {
+    pub fn push_batch(&mut self, cpu: u32, bytes: Vec<u8>) -> Option<CorruptRecord> {
         let idx = self.lane(cpu);
         let lane = &mut self.lanes[idx];
         let was_empty = lane.queue.is_empty();
+        let batch: record::Batch = Arc::new(bytes);
         let mut off = 0usize;
         let mut bad = None;
-        while off < bytes.len() {
-            let rest = &bytes[off..];
+        while off < batch.len() {
+            let rest = &batch[off..];
             let parsed = record::parse_header(rest, rest.len() as u64)
                 .and_then(|h| record::parse(&rest[..h.size as usize]).map(|v| (h.size, v)));
             match parsed {
                 Ok((size, view)) => {
-                    lane.queue.push_back(Record::from(view));
+                    lane.queue.push_back(Record::in_batch(view, &batch));
                     off += size as usize;
                 }
                 Err(error) => {

@@ -128,31 +128,31 @@ mod tests {
     use crate::record::{EntryRecord, ExitRecord};
 
     fn entry(id: u64) -> Record {
-        Record::Entry(EntryRecord {
-            header: abi::RecordHeader {
+        Record::Entry(EntryRecord::new(
+            abi::RecordHeader {
                 call_id: id,
                 time_ns: id,
                 ..Default::default()
             },
-            args: [0; 6],
-            items: Vec::new(),
-        })
+            [0; 6],
+            &[],
+        ))
     }
 
     fn exit(id: u64, flags: u32) -> Record {
-        Record::Exit(ExitRecord {
-            header: abi::RecordHeader {
+        Record::Exit(ExitRecord::new(
+            abi::RecordHeader {
                 call_id: id,
                 time_ns: id + 10,
                 cpu: 1,
                 ..Default::default()
             },
-            body: abi::Exit {
+            abi::Exit {
                 flags,
                 ..Default::default()
             },
-            items: Vec::new(),
-        })
+            &[],
+        ))
     }
 
     fn states(events: &[Event]) -> Vec<(u64, CallState)> {

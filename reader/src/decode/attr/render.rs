@@ -1,90 +1,112 @@
-//! How member values render as text: names, hex, comments.
+//! How member values render as text: names, hex, comments. Each renderer
+//! appends to a caller's `String` (the output reuses one per line, so no
+//! rendering allocates); the `String`-returning forms are for tests and
+//! one-off uses.
 
 use std::fmt::Write as _;
 
 use super::names::{self, Names};
 use super::PmuTypes;
 
-pub(super) fn hex(v: u64) -> String {
+// `write!` into a `String` cannot fail: its results are ignored below.
+
+pub(super) fn hex_into(out: &mut String, v: u64) {
     if v == 0 {
-        "0".to_owned()
+        out.push('0');
     } else {
-        format!("{v:#x}")
+        let _ = write!(out, "{v:#x}");
     }
 }
 
-pub(super) fn render_enum(t: Names, v: u64, unknown: &str) -> String {
-    match names::lookup(t, v) {
-        Some(n) => n.to_owned(),
-        None => format!("{} /* {unknown} */", hex(v)),
+pub(super) fn enum_into(out: &mut String, t: Names, v: u64, unknown: &str) {
+    if let Some(n) = names::lookup(t, v) {
+        out.push_str(n);
+    } else {
+        hex_into(out, v);
+        let _ = write!(out, " /* {unknown} */");
     }
 }
 
-pub(super) fn render_type(v: u64, pmus: &PmuTypes) -> String {
+pub(super) fn type_into(out: &mut String, v: u64, pmus: &PmuTypes) {
     if let Some(n) = names::lookup(names::PERF_TYPE, v) {
-        return n.to_owned();
+        out.push_str(n);
+        return;
     }
-    match u32::try_from(v).ok().and_then(|t| pmus.name(t)) {
-        Some(pmu) => format!("{v} /* {pmu} */"),
-        None => format!("{} /* PERF_TYPE_??? */", hex(v)),
+    if let Some(pmu) = u32::try_from(v).ok().and_then(|t| pmus.name(t)) {
+        let _ = write!(out, "{v} /* {pmu} */");
+    } else {
+        hex_into(out, v);
+        out.push_str(" /* PERF_TYPE_??? */");
+    }
+}
+
+/// Appends a `size` value: `PERF_ATTR_SIZE_VER*`, or hex with a comment.
+pub fn size_into(out: &mut String, v: u64) {
+    match (v, names::lookup(names::PERF_ATTR_SIZE, v)) {
+        (_, Some(n)) => out.push_str(n),
+        (0, None) => out.push_str("0 /* PERF_ATTR_SIZE_VER0 */"),
+        (144, None) => out.push_str("0x90 /* PERF_ATTR_SIZE_VER9, unknown to 6.12 */"),
+        (v, None) => {
+            let _ = write!(out, "{v:#x} /* PERF_ATTR_SIZE_??? */");
+        }
     }
 }
 
 /// Renders a `size` value: `PERF_ATTR_SIZE_VER*`, or hex with a comment.
 #[must_use]
 pub fn render_size(v: u64) -> String {
-    match (v, names::lookup(names::PERF_ATTR_SIZE, v)) {
-        (_, Some(n)) => n.to_owned(),
-        (0, None) => "0 /* PERF_ATTR_SIZE_VER0 */".to_owned(),
-        (144, None) => "0x90 /* PERF_ATTR_SIZE_VER9, unknown to 6.12 */".to_owned(),
-        (v, None) => format!("{v:#x} /* PERF_ATTR_SIZE_??? */"),
-    }
+    let mut s = String::new();
+    size_into(&mut s, v);
+    s
 }
 
-pub(super) fn render_config(ty: u64, c: u64) -> String {
+pub(super) fn config_into(out: &mut String, ty: u64, c: u64) {
     match ty {
         names::TYPE_HARDWARE => {
-            let low = c & 0xffff_ffff;
-            let mut s = String::new();
             if c >> 32 != 0 {
-                let _ = write!(s, "{:#x}<<32|", c >> 32);
+                let _ = write!(out, "{:#x}<<32|", c >> 32);
             }
-            s.push_str(&render_enum(names::PERF_HW_ID, low, "PERF_COUNT_HW_???"));
-            s
+            enum_into(out, names::PERF_HW_ID, c & 0xffff_ffff, "PERF_COUNT_HW_???");
         }
-        names::TYPE_SOFTWARE => render_enum(names::PERF_SW_ID, c, "PERF_COUNT_SW_???"),
-        names::TYPE_TRACEPOINT => c.to_string(),
+        names::TYPE_SOFTWARE => enum_into(out, names::PERF_SW_ID, c, "PERF_COUNT_SW_???"),
+        names::TYPE_TRACEPOINT => {
+            let _ = write!(out, "{c}");
+        }
         names::TYPE_HW_CACHE => {
-            let mut parts = Vec::new();
             if c >> 32 != 0 {
-                parts.push(format!("{:#x}<<32", c >> 32));
+                let _ = write!(out, "{:#x}<<32|", c >> 32);
             }
             if (c >> 24) & 0xff != 0 {
-                parts.push(format!("{:#x}<<24", (c >> 24) & 0xff));
+                let _ = write!(out, "{:#x}<<24|", (c >> 24) & 0xff);
             }
-            parts.push(format!(
-                "{}<<16",
-                render_enum(
-                    names::PERF_HW_CACHE_RESULT,
-                    (c >> 16) & 0xff,
-                    "PERF_COUNT_HW_CACHE_RESULT_???"
-                )
-            ));
-            parts.push(format!(
-                "{}<<8",
-                render_enum(
-                    names::PERF_HW_CACHE_OP,
-                    (c >> 8) & 0xff,
-                    "PERF_COUNT_HW_CACHE_OP_???"
-                )
-            ));
-            parts.push(render_enum(
+            enum_into(
+                out,
+                names::PERF_HW_CACHE_RESULT,
+                (c >> 16) & 0xff,
+                "PERF_COUNT_HW_CACHE_RESULT_???",
+            );
+            out.push_str("<<16|");
+            enum_into(
+                out,
+                names::PERF_HW_CACHE_OP,
+                (c >> 8) & 0xff,
+                "PERF_COUNT_HW_CACHE_OP_???",
+            );
+            out.push_str("<<8|");
+            enum_into(
+                out,
                 names::PERF_HW_CACHE_ID,
                 c & 0xff,
                 "PERF_COUNT_HW_CACHE_???",
-            ));
-            parts.join("|")
+            );
         }
-        _ => hex(c),
+        _ => hex_into(out, c),
     }
+}
+
+#[cfg(test)]
+pub(super) fn render_config(ty: u64, c: u64) -> String {
+    let mut s = String::new();
+    config_into(&mut s, ty, c);
+    s
 }

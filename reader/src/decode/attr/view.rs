@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use super::names;
-use super::render::{hex, render_config, render_enum, render_size, render_type};
+use super::render::{config_into, enum_into, hex_into, size_into, type_into};
 use super::{member, Applies, AttrMember, PmuTypes, Repr, TextRule, ATTR_MEMBERS, ATTR_SIZE_MAX};
 
 /// Whether a member starts within the captured bytes.
@@ -26,8 +26,19 @@ pub enum Presence {
 #[derive(Debug, Clone, Copy)]
 pub struct AttrView<'a> {
     bytes: &'a [u8],
+    /// The bytes again, zero-padded: every member's word is read by a
+    /// copy of constant size (no `memcpy` call per member), and the
+    /// padding is the zero that uncaptured bytes count as.
+    padded: [u8; PADDED],
     controls: Controls,
 }
+
+/// More than the unions of `struct perf_event_attr` (a unit test checks
+/// it): [`AttrView::each_text_member`] tracks them in an array this long.
+const MAX_UNIONS: usize = 16;
+
+/// Room for the captured bytes and a whole word after the last one.
+const PADDED: usize = ATTR_SIZE_MAX + 8;
 
 /// The controlling members of an attr, absent ones as 0.
 #[derive(Debug, Clone, Copy)]
@@ -59,14 +70,29 @@ fn word(bytes: &[u8], (offset, width): (usize, usize)) -> u64 {
     u64::from_le_bytes(buf)
 }
 
+/// `raw`, the raw value of `m`, as a signed number: sign-extended from
+/// its width for signed members.
+fn signed_value(m: &AttrMember, raw: u64) -> i64 {
+    let bits = u32::try_from(m.width * 8).unwrap_or(64);
+    #[allow(clippy::cast_possible_wrap)]
+    if m.is_signed() && bits < 64 {
+        ((raw << (64 - bits)) as i64) >> (64 - bits)
+    } else {
+        raw as i64
+    }
+}
+
 impl<'a> AttrView<'a> {
     /// A view of `bytes`, the captured prefix of the attr.
     #[must_use]
     pub fn new(bytes: &'a [u8]) -> Self {
         let bytes = &bytes[..bytes.len().min(ATTR_SIZE_MAX)];
         let flags = word(bytes, FLAGS_AT);
+        let mut padded = [0u8; PADDED];
+        padded[..bytes.len()].copy_from_slice(bytes);
         AttrView {
             bytes,
+            padded,
             controls: Controls {
                 ty: word(bytes, TYPE_AT),
                 freq: (flags >> FREQ_BIT) & 1 != 0,
@@ -108,10 +134,15 @@ impl<'a> AttrView<'a> {
         if m.offset >= self.bytes.len() {
             return None;
         }
-        let end = (m.offset + m.width).min(self.bytes.len());
-        let mut buf = [0u8; 8];
-        buf[..end - m.offset].copy_from_slice(&self.bytes[m.offset..end]);
-        let word = u64::from_le_bytes(buf);
+        // Members end within ATTR_SIZE_MAX, so the 8 bytes at the offset
+        // are in `padded`; `get` keeps it panic-free all the same.
+        let eight: [u8; 8] = self.padded.get(m.offset..m.offset + 8)?.try_into().ok()?;
+        let word = u64::from_le_bytes(eight);
+        let word = if m.width >= 8 {
+            word
+        } else {
+            word & ((1u64 << (8 * m.width)) - 1)
+        };
         Some(match m.bits {
             Some((shift, len)) => {
                 (word >> shift) & (if len >= 64 { u64::MAX } else { (1 << len) - 1 })
@@ -124,14 +155,7 @@ impl<'a> AttrView<'a> {
     /// for signed members), or `None` when absent.
     #[must_use]
     pub fn signed(&self, m: &AttrMember) -> Option<i64> {
-        let raw = self.raw(m)?;
-        let bits = u32::try_from(m.width * 8).unwrap_or(64);
-        #[allow(clippy::cast_possible_wrap)]
-        Some(if m.is_signed() && bits < 64 {
-            ((raw << (64 - bits)) as i64) >> (64 - bits)
-        } else {
-            raw as i64
-        })
+        self.raw(m).map(|raw| signed_value(m, raw))
     }
 
     /// The raw value of the member with this C name.
@@ -166,26 +190,42 @@ impl<'a> AttrView<'a> {
     /// symbolic members), or `None` when absent.
     #[must_use]
     pub fn render(&self, member: &AttrMember, pmus: &PmuTypes) -> Option<String> {
-        let value = self.raw(member)?;
-        Some(match member.repr {
-            Repr::Unsigned | Repr::Bit => value.to_string(),
-            Repr::Hex | Repr::Reserved => hex(value),
-            Repr::Signed => self.signed(member)?.to_string(),
-            Repr::Enum(table, unknown) => render_enum(table, value, unknown),
+        let mut s = String::new();
+        self.render_into(&mut s, member, pmus).then_some(s)
+    }
+
+    /// [`AttrView::render`], appended to `out`; false (and nothing
+    /// appended) when the member is absent.
+    pub fn render_into(&self, out: &mut String, member: &AttrMember, pmus: &PmuTypes) -> bool {
+        let Some(value) = self.raw(member) else {
+            return false;
+        };
+        // `write!` into a `String` cannot fail.
+        match member.repr {
+            Repr::Unsigned | Repr::Bit => {
+                let _ = write!(out, "{value}");
+            }
+            Repr::Hex | Repr::Reserved => hex_into(out, value),
+            Repr::Signed => {
+                let _ = write!(out, "{}", signed_value(member, value));
+            }
+            Repr::Enum(table, unknown) => enum_into(out, table, value, unknown),
             Repr::SignedEnum(table, unknown) => {
-                let signed = self.signed(member)?;
+                let signed = signed_value(member, value);
                 match u64::try_from(signed)
                     .ok()
                     .and_then(|u| names::lookup(table, u))
                 {
-                    Some(name) => name.to_owned(),
-                    None => format!("{signed} /* {unknown} */"),
+                    Some(name) => out.push_str(name),
+                    None => {
+                        let _ = write!(out, "{signed} /* {unknown} */");
+                    }
                 }
             }
-            Repr::Flags(table, unknown) => names::format_flags(table, value, unknown),
-            Repr::PmuType => render_type(value, pmus),
-            Repr::Config => render_config(self.controls.ty, value),
-            Repr::AttrSize => render_size(value),
+            Repr::Flags(table, unknown) => names::flags_into(out, table, value, unknown),
+            Repr::PmuType => type_into(out, value, pmus),
+            Repr::Config => config_into(out, self.controls.ty, value),
+            Repr::AttrSize => size_into(out, value),
             Repr::PreciseIp => {
                 let what = match value {
                     0 => "arbitrary skid",
@@ -193,9 +233,10 @@ impl<'a> AttrView<'a> {
                     2 => "requested to have 0 skid",
                     _ => "must have 0 skid",
                 };
-                format!("{value} /* {what} */")
+                let _ = write!(out, "{value} /* {what} */");
             }
-        })
+        }
+        true
     }
 
     /// The members the text shows for this attr, in order, with their
@@ -204,7 +245,23 @@ impl<'a> AttrView<'a> {
     #[must_use]
     pub fn text_members(&self, pmus: &PmuTypes) -> Vec<(&'static AttrMember, String)> {
         let mut out = Vec::new();
-        let mut unions_done: Vec<&'static str> = Vec::new();
+        self.each_text_member(pmus, &mut String::new(), |m, s| out.push((m, s.to_owned())));
+        out
+    }
+
+    /// Calls `each` with every member [`AttrView::text_members`] lists and
+    /// its rendering, rendered into `scratch` (no allocation once it has
+    /// grown).
+    pub fn each_text_member(
+        &self,
+        pmus: &PmuTypes,
+        scratch: &mut String,
+        mut each: impl FnMut(&'static AttrMember, &str),
+    ) {
+        // The unions whose first applicable alias was shown: at most a
+        // few, so a small array, not a Vec.
+        let mut unions_done: [&str; MAX_UNIONS] = [""; MAX_UNIONS];
+        let mut unions = 0;
         for m in ATTR_MEMBERS {
             if m.text == TextRule::Hidden || !self.applies(m, pmus) {
                 continue;
@@ -214,24 +271,27 @@ impl<'a> AttrView<'a> {
                 // The bit members of aux_action are separate readings of
                 // one word, not alternatives.
                 if m.bits.is_none() {
-                    if unions_done.contains(&u) {
+                    if unions_done[..unions].contains(&u) {
                         continue;
                     }
-                    unions_done.push(u);
+                    if unions < unions_done.len() {
+                        unions_done[unions] = u;
+                        unions += 1;
+                    }
                 }
             }
             if v == 0 && m.text != TextRule::Always {
                 continue;
             }
-            let Some(mut s) = self.render(m, pmus) else {
+            scratch.clear();
+            if !self.render_into(scratch, m, pmus) {
                 continue;
-            };
-            if let Presence::Partial(n) = self.presence(m) {
-                let _ = write!(s, " /* {n} of {} bytes captured */", m.width);
             }
-            out.push((m, s));
+            if let Presence::Partial(n) = self.presence(m) {
+                let _ = write!(scratch, " /* {n} of {} bytes captured */", m.width);
+            }
+            each(m, scratch);
         }
-        out
     }
 }
 
@@ -241,6 +301,14 @@ mod tests {
 
     fn attr(len: usize) -> Vec<u8> {
         vec![0u8; len]
+    }
+
+    #[test]
+    fn the_unions_fit_the_text_walk() {
+        let mut unions: Vec<&str> = ATTR_MEMBERS.iter().filter_map(|m| m.union).collect();
+        unions.sort_unstable();
+        unions.dedup();
+        assert!(unions.len() <= MAX_UNIONS, "{unions:?}");
     }
 
     #[test]

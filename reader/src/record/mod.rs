@@ -7,11 +7,16 @@
 //! it knows and ignores the rest. Every count and size is checked against
 //! the bytes actually there before it is used, since the memory comes from
 //! the kernel through a shared mapping and is treated as untrusted.
-
-use std::fmt;
+//!
+//! The owned forms ([`Record`], which the pipeline queues and pairs) are
+//! in `owned.rs`.
 
 use antinomie_abi as abi;
 use bytemuck::Pod;
+
+mod owned;
+
+pub use owned::{Batch, CaptureData, EntryRecord, ExitRecord, LostRecord, Record, SharedItems};
 
 /// Bytes of `struct antinomie_record_header` this reader needs.
 pub const HEADER_SIZE: usize = size_of::<abi::RecordHeader>();
@@ -380,109 +385,6 @@ pub fn parse(bytes: &[u8]) -> Result<RecordView<'_>, RecordError> {
             Ok(RecordView::Lost(LostView { header: h, body }))
         }
         other => Err(RecordError::UnknownType(other)),
-    }
-}
-
-/// An owned capture item.
-#[derive(Clone, PartialEq, Eq)]
-pub struct CaptureData {
-    /// The item header.
-    pub header: abi::Capture,
-    /// The captured bytes.
-    pub data: Vec<u8>,
-}
-
-impl fmt::Debug for CaptureData {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("CaptureData")
-            .field("header", &self.header)
-            .field("data_len", &self.data.len())
-            .finish()
-    }
-}
-
-impl From<CaptureView<'_>> for CaptureData {
-    fn from(c: CaptureView<'_>) -> Self {
-        CaptureData {
-            header: c.header,
-            data: c.data.to_vec(),
-        }
-    }
-}
-
-/// An owned ENTRY record.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EntryRecord {
-    /// The record header.
-    pub header: abi::RecordHeader,
-    /// The six raw argument words.
-    pub args: [u64; 6],
-    /// The capture items.
-    pub items: Vec<CaptureData>,
-}
-
-/// An owned EXIT record.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ExitRecord {
-    /// The record header.
-    pub header: abi::RecordHeader,
-    /// The known prefix of the body (`ret`, `duration_ns`, `flags`,
-    /// `required_size`).
-    pub body: abi::Exit,
-    /// The capture items.
-    pub items: Vec<CaptureData>,
-}
-
-/// An owned LOST record.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LostRecord {
-    /// The record header.
-    pub header: abi::RecordHeader,
-    /// The known prefix of the body.
-    pub body: abi::Lost,
-}
-
-/// An owned record.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Record {
-    /// ENTRY.
-    Entry(EntryRecord),
-    /// EXIT.
-    Exit(ExitRecord),
-    /// LOST.
-    Lost(LostRecord),
-}
-
-impl Record {
-    /// The record header.
-    #[must_use]
-    pub fn header(&self) -> &abi::RecordHeader {
-        match self {
-            Record::Entry(e) => &e.header,
-            Record::Exit(e) => &e.header,
-            Record::Lost(l) => &l.header,
-        }
-    }
-}
-
-impl From<RecordView<'_>> for Record {
-    fn from(v: RecordView<'_>) -> Self {
-        match v {
-            RecordView::Entry(e) => Record::Entry(EntryRecord {
-                header: e.header,
-                args: e.body.args,
-                items: e.items().map(CaptureData::from).collect(),
-            }),
-            RecordView::Exit(e) => Record::Exit(ExitRecord {
-                header: e.header,
-                body: e.body,
-                items: e.items().map(CaptureData::from).collect(),
-            }),
-            RecordView::Lost(l) => Record::Lost(LostRecord {
-                header: l.header,
-                body: l.body,
-            }),
-        }
     }
 }
 

@@ -1,0 +1,258 @@
+//! A paired, decoded call, and the tables of record keys.
+//!
+//! [`Call`] is what the pipeline hands to the output (and to issue 5's
+//! filter): the ENTRY and EXIT records of one `call_id`, either possibly
+//! missing. [`CALL_FIELDS`] lists every record key of a call line in the
+//! JSON output's fixed order, with its type, meaning and accessor; the JSON
+//! writer walks it, so the keys a filter can name and the keys the output
+//! prints come from one place. The attr's members are the nested keys
+//! `args.attr_uptr.<member>` of [`crate::decode::ATTR_MEMBERS`], printed
+//! inside `arg0.perf_event_attr`. [`LOST_FIELDS`] does the same for LOST
+//! lines.
+//!
+//! The tables live in their own files: [`fields`] (the keys of a call
+//! line), [`lost`] (those of a LOST line) and [`value_names`] (the names of
+//! states, capture statuses and flags, and loss reasons).
+
+mod fields;
+mod lost;
+mod value_names;
+
+use antinomie_abi as abi;
+
+use crate::decode::AttrView;
+use crate::record::{CaptureView, EntryRecord, ExitRecord, SharedItems};
+
+pub use fields::{call_field, CallField, Constants, FieldType, Value, CALL_FIELDS};
+pub use lost::{LostField, LOST_FIELDS};
+pub use value_names::{
+    lost_reason, CALL_STATES, CAPTURE_FLAGS, CAPTURE_STATUS, CAPTURE_STATUS_DOC, LOST_REASONS,
+};
+
+/// How complete a call's records are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallState {
+    /// ENTRY and EXIT.
+    Complete,
+    /// ENTRY without EXIT: the call was still running when the reader
+    /// stopped, or its EXIT was lost (see [`Call::exit_maybe_lost`]).
+    Unfinished,
+    /// EXIT flagged `ENTRY_LOST`: the kernel dropped the ENTRY (and counted
+    /// it).
+    EntryLost,
+    /// EXIT whose ENTRY was never seen and is not flagged lost: consumed
+    /// before this reader started, or in a ring that stopped.
+    EntryMissing,
+}
+
+impl CallState {
+    /// The JSON value of `state`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CallState::Complete => "complete",
+            CallState::Unfinished => "unfinished",
+            CallState::EntryLost => "entry_lost",
+            CallState::EntryMissing => "entry_missing",
+        }
+    }
+}
+
+/// One call: the ENTRY and EXIT records sharing a `call_id`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Call {
+    /// The call id.
+    pub call_id: u64,
+    /// The ENTRY record, if seen.
+    pub entry: Option<EntryRecord>,
+    /// The EXIT record, if seen.
+    pub exit: Option<ExitRecord>,
+    /// How complete it is.
+    pub state: CallState,
+    /// For an unfinished call: its id lies in the `call_id` range of a
+    /// LOST record, so its EXIT may have been dropped.
+    pub exit_maybe_lost: bool,
+}
+
+// The kernel takes an int argument from the low 32 bits of the register:
+// truncating and reinterpreting them is the point.
+#[allow(clippy::cast_possible_truncation, clippy::cast_possible_wrap)]
+fn low_i32(word: u64) -> i64 {
+    i64::from(word as u32 as i32)
+}
+
+fn attr_item(items: &SharedItems, kernel: bool) -> Option<CaptureView<'_>> {
+    items.iter().find(|c| {
+        c.header.arg == 0
+            && c.header.kind == abi::KIND_PERF_EVENT_ATTR
+            && (c.header.flags & abi::CAPTURE_F_KERNEL_COPY != 0) == kernel
+    })
+}
+
+impl Call {
+    /// The header of the ENTRY, else of the EXIT.
+    #[must_use]
+    pub fn header(&self) -> &abi::RecordHeader {
+        match (&self.entry, &self.exit) {
+            (Some(e), _) => &e.header,
+            (None, Some(x)) => &x.header,
+            // Never built: a call has at least one record.
+            (None, None) => &EMPTY_HEADER,
+        }
+    }
+
+    /// `time_ns` of the ENTRY, else of the EXIT.
+    #[must_use]
+    pub fn time_ns(&self) -> u64 {
+        self.header().time_ns
+    }
+
+    /// CPU of the ENTRY, else of the EXIT.
+    #[must_use]
+    pub fn cpu(&self) -> u32 {
+        self.header().cpu
+    }
+
+    /// CPU of the EXIT.
+    #[must_use]
+    pub fn exit_cpu(&self) -> Option<u32> {
+        self.exit.as_ref().map(|x| x.header.cpu)
+    }
+
+    /// The six raw argument words.
+    #[must_use]
+    pub fn args(&self) -> Option<[u64; 6]> {
+        self.entry.as_ref().map(|e| e.args)
+    }
+
+    /// Argument `i` (0-5) as the raw word.
+    #[must_use]
+    pub fn arg(&self, i: usize) -> Option<u64> {
+        self.args().and_then(|a| a.get(i).copied())
+    }
+
+    /// `pid` as the syscall sees it (an `int`).
+    #[must_use]
+    pub fn arg_pid(&self) -> Option<i64> {
+        self.arg(1).map(low_i32)
+    }
+
+    /// `cpu` as the syscall sees it.
+    #[must_use]
+    pub fn arg_cpu(&self) -> Option<i64> {
+        self.arg(2).map(low_i32)
+    }
+
+    /// `group_fd` as the syscall sees it.
+    #[must_use]
+    pub fn arg_group_fd(&self) -> Option<i64> {
+        self.arg(3).map(low_i32)
+    }
+
+    /// The raw return value (negative errno on failure).
+    #[must_use]
+    pub fn ret(&self) -> Option<i64> {
+        self.exit.as_ref().map(|x| x.body.ret)
+    }
+
+    /// The positive errno, when the call failed.
+    #[must_use]
+    pub fn errno(&self) -> Option<u64> {
+        self.ret()
+            .filter(|r| (-4095..0).contains(r))
+            .map(i64::unsigned_abs)
+    }
+
+    /// Whether the call succeeded.
+    #[must_use]
+    pub fn success(&self) -> Option<bool> {
+        self.ret().map(|r| !(-4095..0).contains(&r))
+    }
+
+    /// The call's duration as the kernel measured it.
+    #[must_use]
+    pub fn duration_ns(&self) -> Option<u64> {
+        self.exit.as_ref().map(|x| x.body.duration_ns)
+    }
+
+    /// The EXIT's `ANTINOMIE_EXIT_F_*` flags.
+    #[must_use]
+    pub fn exit_flags(&self) -> Option<u32> {
+        self.exit.as_ref().map(|x| x.body.flags)
+    }
+
+    fn exit_flag(&self, flag: u32) -> Option<bool> {
+        self.exit_flags().map(|f| f & flag != 0)
+    }
+
+    /// The entry capture of `attr_uptr`.
+    #[must_use]
+    pub fn attr_capture(&self) -> Option<CaptureView<'_>> {
+        self.entry.as_ref().and_then(|e| attr_item(&e.items, false))
+    }
+
+    /// The captured attr bytes, decoded (absent when nothing was copied).
+    #[must_use]
+    pub fn attr(&self) -> Option<AttrView<'_>> {
+        self.attr_capture()
+            .filter(|c| !c.data.is_empty())
+            .map(|c| AttrView::new(c.data))
+    }
+
+    /// The kernel's own copy of the attr, carried by the EXIT after a
+    /// double fetch.
+    #[must_use]
+    pub fn kernel_attr(&self) -> Option<AttrView<'_>> {
+        self.exit
+            .as_ref()
+            .and_then(|x| attr_item(&x.items, true))
+            .map(|c| AttrView::new(c.data))
+    }
+
+    /// `attr_uptr->size` read back after E2BIG (`arg0.required_size`).
+    #[must_use]
+    pub fn required_size(&self) -> Option<u32> {
+        self.exit
+            .as_ref()
+            .filter(|x| x.body.flags & abi::EXIT_F_SIZE_READ != 0)
+            .map(|x| x.body.required_size)
+    }
+
+    /// Whether the kernel wrote `size` back (E2BIG from `perf_copy_attr()`).
+    #[must_use]
+    pub fn size_written(&self) -> Option<bool> {
+        self.exit_flag(abi::EXIT_F_SIZE_WRITTEN)
+    }
+
+    /// Whether `perf_copy_attr()` succeeded and was compared.
+    #[must_use]
+    pub fn attr_copied(&self) -> Option<bool> {
+        self.exit_flag(abi::EXIT_F_ATTR_COPIED)
+    }
+
+    /// Whether user memory changed between the capture and the kernel's
+    /// copy (`ANTINOMIE_EXIT_F_ATTR_MISMATCH`).
+    #[must_use]
+    pub fn double_fetch(&self) -> Option<bool> {
+        self.exit_flag(abi::EXIT_F_ATTR_MISMATCH)
+    }
+
+    /// Whether the call came through a compat entry.
+    #[must_use]
+    pub fn compat(&self) -> bool {
+        self.header().flags & abi::RECORD_F_COMPAT != 0
+    }
+}
+
+static EMPTY_HEADER: abi::RecordHeader = abi::RecordHeader {
+    size: 0,
+    r#type: 0,
+    hdr_size: 0,
+    flags: 0,
+    call_id: 0,
+    time_ns: 0,
+    pid: 0,
+    tid: 0,
+    cpu: 0,
+    syscall_nr: 0,
+};
