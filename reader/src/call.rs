@@ -92,11 +92,11 @@ pub static CAPTURE_STATUS_DOC: &[(&str, &str)] = &[
     ("null_ptr", "attr_uptr was NULL: nothing was read"),
     (
         "fault",
-        "a read faulted at arg0.fault_offset; the bytes before it were kept (none when the size word itself faulted: capture flag size_fault)",
+        "a read faulted at arg0.fault_offset; the bytes before it were kept (none when the size word itself faulted, capture flag size_fault, or the tail beyond 136 did, as the kernel then reads no head)",
     ),
     (
         "truncated",
-        "136 < effective size <= PAGE_SIZE: 136 bytes were kept, and tail_zero or tail_nonzero says whether the rest was zero (non-zero means E2BIG)",
+        "136 < effective size <= PAGE_SIZE, and tail_zero or tail_nonzero says whether the rest was zero: 136 bytes were kept if it was; if not (E2BIG), none, as the kernel reads no head",
     ),
     (
         "invalid_size",
@@ -117,7 +117,7 @@ pub static CAPTURE_FLAGS: Names = &[
 ];
 
 /// Loss reason names, by `ANTINOMIE_LOST_*` index.
-pub static LOST_REASONS: &[&str] = &["ring_full", "bad_consumer"];
+pub static LOST_REASONS: &[&str] = &["ring_full", "bad_consumer", "ring_broken"];
 
 /// The name of loss reason `i` (`slot<i>` for slots the ABI has not named).
 #[must_use]
@@ -468,7 +468,7 @@ pub static CALL_FIELDS: &[CallField] = &[
         key: "syscall.nr",
         ty: FieldType::U64,
         constants: Constants::None,
-        doc: "the syscall number (298 on x86-64, 336 from ia32)",
+        doc: "the syscall number, unmasked (298 on x86-64, 336 from ia32, 0x4000012a from x32)",
         get: |c| Value::U64(u64::from(c.header().syscall_nr)),
     },
     CallField {
@@ -635,7 +635,7 @@ pub static CALL_FIELDS: &[CallField] = &[
         key: "arg0.kernel_attr",
         ty: FieldType::Attr,
         constants: Constants::None,
-        doc: "after a double fetch: the attr the kernel actually used",
+        doc: "after a double fetch: the attr bytes the kernel read, before perf_copy_attr() rewrites any",
         get: |c| c.kernel_attr().map_or(Value::Null, Value::Attr),
     },
     CallField {
