@@ -109,9 +109,15 @@
  * only when it reinitialises a ring (ANTINOMIE_IOC_SET_RING_SIZE).
  */
 
-/* Loss reasons: indices into the lost[] arrays. */
+/*
+ * Loss reasons: indices into the lost[] arrays. RING_BROKEN: the kernel
+ * found the ring's own state corrupted (a kernel bug, with a warning) and
+ * switched capture off; the ring takes no more records, and those offered
+ * to it until capture is off are counted here but never in a LOST record.
+ */
 #define ANTINOMIE_LOST_RING_FULL	0
 #define ANTINOMIE_LOST_BAD_CONSUMER	1
+#define ANTINOMIE_LOST_RING_BROKEN	2
 /* Length of the lost[] arrays; unused slots stay 0. */
 #define ANTINOMIE_LOST_NR_SLOTS		8
 
@@ -187,8 +193,11 @@ struct antinomie_consumer {
  * LOST record; if that does not fit, the next record is dropped as well.
  * LOST records are not counted themselves. So per ring, each ENTRY and
  * EXIT is counted once: in meta produced (and is in the ring) or in one
- * meta lost[] slot (and is, or will be, in one LOST record). The losses
- * not reported yet are meta lost[r] minus the sum of the LOST records'.
+ * meta lost[] slot (and is, or will be, in one LOST record, except for
+ * RING_BROKEN). The losses not reported yet are meta lost[r] minus the sum
+ * of the LOST records'. A call that finds no rings at all (they are being
+ * replaced or freed, so nobody maps them) is not captured: it produces no
+ * record and counts none.
  */
 #define ANTINOMIE_RECORD_ALIGN		8
 
@@ -235,8 +244,10 @@ struct antinomie_consumer {
  *	LOST records.
  * @tid: thread id of the caller, likewise.
  * @cpu: CPU whose ring holds the record.
- * @syscall_nr: syscall number as syscall_get_nr() reports it (298 on
- *	x86-64, 336 from ia32); 0 in LOST records.
+ * @syscall_nr: syscall number as syscall_get_nr() reports it, unmasked:
+ *	298 on x86-64, 336 from ia32, and 0x4000012a from x32 (298 with
+ *	__X32_SYSCALL_BIT, 0x40000000, set; ANTINOMIE_RECORD_F_COMPAT is set
+ *	too). 0 in LOST records.
  */
 struct antinomie_record_header {
 	__u32	size;
@@ -279,10 +290,17 @@ struct antinomie_entry {
  * COMPLETE:       64 <= eff <= attr_max; copied_len = eff.
  * NULL_PTR:       the pointer is 0; nothing is read.
  * FAULT:          a read faulted at fault_offset. copied_len bytes from
- *                 offset 0 were read: none with SIZE_FAULT, attr_max for a
- *                 fault in the tail beyond attr_max, else fault_offset.
- * TRUNCATED:      attr_max < eff <= PAGE_SIZE; copied_len = attr_max, and
- *                 TAIL_ZERO or TAIL_NONZERO describes bytes [attr_max, eff).
+ *                 offset 0 were read: fault_offset of them in the head
+ *                 [0, min(eff, attr_max)), none with SIZE_FAULT or for a
+ *                 fault in the tail [attr_max, eff), which the kernel
+ *                 reads first and without which it reads no head.
+ *                 A range that runs past the end of user space fails
+ *                 access_ok() as a whole before any byte of it is read:
+ *                 fault_offset is then its start (0 or attr_max).
+ * TRUNCATED:      attr_max < eff <= PAGE_SIZE. With TAIL_ZERO bytes
+ *                 [attr_max, eff) are zero and copied_len = attr_max;
+ *                 with TAIL_NONZERO one is not, the kernel fails with
+ *                 E2BIG without reading the head, and copied_len = 0.
  * INVALID_SIZE:   eff < 64 or eff > PAGE_SIZE. perf_copy_attr() reads
  *                 nothing more and fails with E2BIG, so copied_len = 0.
  * NOT_APPLICABLE: the kernel does not read the pointee in this call: flags
@@ -346,17 +364,20 @@ struct antinomie_capture {
  * which store sizeof(struct perf_event_attr) there but ignore a fault, so
  * required_size may still show the caller's value. Without it the E2BIG
  * came from perf_event_validate_size(), which writes nothing.
- * ATTR_COPIED: perf_copy_attr() succeeded, and the kernel compared its
- * copy with the entry capture.
- * ATTR_MISMATCH: they differ, because user memory changed between the two
- * reads: the bytes differ, or the entry capture holds no whole attr (it
- * faulted, say, where the kernel's read did not). What perf_copy_attr()
- * rewrites does not count: size when 0, sample_max_stack when 0, and the
- * privilege-level bits of branch_sample_type when it had none. The EXIT
- * then carries one item: arg 0, PERF_EVENT_ATTR, COMPLETE, KERNEL_COPY,
- * the size the kernel used in declared_size and min(it, attr_max) bytes.
- * ENTRY_LOST: this call's ENTRY was dropped, and counted, so a reader
- * must not wait for it.
+ * ATTR_COPIED: perf_copy_attr() succeeded.
+ * ATTR_MISMATCH: perf_copy_attr() read the attr (copy_struct_from_user()
+ * succeeded; its checks may still fail the call, without ATTR_COPIED) and
+ * what it read differs from the entry capture, because user memory
+ * changed between the two reads: the size word or the bytes differ, or
+ * the entry capture holds no whole attr (it faulted, say, where the
+ * kernel's read did not). The bytes are compared as read, before
+ * perf_copy_attr() rewrites size 0, sample_max_stack 0 or missing
+ * branch privilege bits, so a change of those members counts too. The
+ * EXIT then carries one item: arg 0, PERF_EVENT_ATTR, COMPLETE,
+ * KERNEL_COPY, the size the kernel used in declared_size and the
+ * min(it, attr_max) bytes the kernel read, as read.
+ * ENTRY_LOST: this call's ENTRY was dropped, and counted in the lost[]
+ * of the ring it was offered to, so a reader must not wait for it.
  */
 #define ANTINOMIE_EXIT_F_SIZE_READ	(1U << 0)
 #define ANTINOMIE_EXIT_F_SIZE_WRITTEN	(1U << 1)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Check kernel-patch/ the way CI does:
 #  1. the series applies to the pin with git am, and re-exporting it gives
-#     byte-identical patch files (the series is an export, never an edit);
+#     byte-identical patch files (the series is an export, never an edit),
+#     and the cover letter beside it is written and matches it;
 #  2. it applies with patch -p1 too (for quilt and plain-tarball users);
 #  3. scripts/checkpatch.pl --strict is clean on every patch;
 #  4. include/uapi/linux/antinomie.h in the series is abi/antinomie.h.
@@ -45,6 +46,19 @@ for p in "${patches[@]}"; do
 		die "$(basename "$p") is not what git format-patch exports: regenerate it with scripts/export-series.sh"
 	}
 done
+
+stage "cover letter: written, and its shortlog and diffstat those of the series"
+cover=$pdir/$COVER_LETTER
+[ -f "$cover" ] || die "$COVER_LETTER is missing (scripts/export-series.sh writes one to fill in)"
+! grep -q -e '\*\*\* SUBJECT HERE \*\*\*' -e '\*\*\* BLURB HERE \*\*\*' "$cover" ||
+	die "$COVER_LETTER still has format-patch's placeholders: write its subject and text"
+! grep -qx "$COVER_LETTER" "$pdir/series" ||
+	die "series lists $COVER_LETTER: git am and quilt would apply it"
+export_cover_letter "$tree" "$tmp/export/$COVER_LETTER" "$cover"
+cmp -s "$cover" "$tmp/export/$COVER_LETTER" || {
+	diff -u "$cover" "$tmp/export/$COVER_LETTER" | head -n 40 >&2
+	die "$COVER_LETTER does not match the series: regenerate it with scripts/export-series.sh"
+}
 
 stage "patch -p1: applying to a copy of the files the series touches"
 plain=$tmp/plain

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Export the commits of a kernel tree on top of the pinned base as
 # kernel-patch/*.patch and kernel-patch/series (git format-patch, stable
-# output: zero commit ids, no signature, no renames, fixed abbrev).
+# output: zero commit ids, no signature, no renames, fixed abbrev), and
+# the cover letter kernel-patch/0000-cover-letter.patch beside the series
+# (not in series: git am and quilt skip it). The cover letter's subject
+# and text are written by hand and kept; its shortlog and diffstat are
+# regenerated.
 #
 # usage: scripts/export-series.sh [TREE] [OUTDIR]
 #   TREE defaults to the edit tree; OUTDIR to kernel-patch/.
@@ -22,7 +26,22 @@ n=$(git -C "$tree" rev-list --count "$BASE_REF..HEAD")
 
 stage "exporting $n commit(s) from $tree"
 mkdir -p "$outdir"
+# The cover letter's subject and text are kept; the rest is regenerated.
+cover_text=$(mktemp)
+trap 'rm -f "$cover_text"' EXIT
+if [ -f "$outdir/$COVER_LETTER" ]; then
+	cp "$outdir/$COVER_LETTER" "$cover_text"
+else
+	: >"$cover_text"
+fi
 rm -f "$outdir"/*.patch
 export_patches "$tree" "$outdir"
-ls "$outdir"/*.patch | xargs -n1 basename >"$outdir/series"
+ls "$outdir"/*.patch | xargs -n1 basename | grep -vx "$COVER_LETTER" >"$outdir/series"
+if [ -s "$cover_text" ]; then
+	export_cover_letter "$tree" "$outdir/$COVER_LETTER" "$cover_text"
+else
+	export_cover_letter "$tree" "$outdir/$COVER_LETTER"
+	info "wrote $COVER_LETTER with placeholders: write its subject and text"
+fi
 sed 's/^/    /' "$outdir/series"
+echo "    ($COVER_LETTER beside it, not in series)"

@@ -207,3 +207,47 @@ export_patches() {
 		--no-base -o "$2" "$BASE_REF..HEAD" >/dev/null ||
 		die "git format-patch in $1 failed"
 }
+
+# The cover letter lies beside the series, not in it (git am and quilt
+# skip it): its subject and text are written by hand, its shortlog and
+# diffstat are git format-patch --cover-letter's.
+COVER_LETTER=0000-cover-letter.patch
+
+# export_cover_letter TREE OUT [TEXT_FROM]: write the cover letter of the
+# commits of TREE to OUT, with the subject and text of the cover letter
+# TEXT_FROM (placeholders if there is none). Its From and Date are the last
+# commit's author and date, so the output depends on the commits alone.
+export_cover_letter() {
+	local tree=$1 out=$2 from=${3:-} tmpd
+	tmpd=$(mktemp -d)
+	(
+		IFS=$'\n' read -r -d '' GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL GIT_COMMITTER_DATE < <(
+			git -C "$tree" log -1 --format='%an%n%ae%n%ad' --date=raw HEAD && printf '\0')
+		export GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL GIT_COMMITTER_DATE
+		git -C "$tree" -c core.abbrev=12 -c diff.noprefix=false -c format.signOff=false \
+			format-patch -q --cover-letter --zero-commit --no-signature --no-renames \
+			--no-binary --no-base -o "$tmpd" "$BASE_REF..HEAD" >/dev/null
+	) || { rm -rf "$tmpd"; die "git format-patch --cover-letter in $tree failed"; }
+	python3 - "$tmpd/0000-cover-letter.patch" "$from" >"$out" <<'PY' || { rm -rf "$tmpd"; die "cannot write the cover letter"; }
+import re, sys
+
+gen = open(sys.argv[1]).read()
+if not sys.argv[2]:
+    sys.stdout.write(gen)
+    sys.exit(0)
+src = open(sys.argv[2]).read()
+head, _, body = src.partition("\n\n")
+m = re.search(r"^Subject: \[PATCH[^]]*\] (.*(?:\n .*)*)", head, re.M)
+if not m:
+    sys.exit(f"{sys.argv[2]}: no Subject: [PATCH 0/n] line")
+subject = m.group(1).replace("\n ", " ")
+# The text ends where the shortlog starts: "Author Name (N):".
+shortlog = list(re.finditer(r"^\S.* \(\d+\):$", body, re.M))
+if not shortlog:
+    sys.exit(f"{sys.argv[2]}: no shortlog after the text")
+text = body[: shortlog[-1].start()]
+out = gen.replace("*** SUBJECT HERE ***", subject, 1).replace("*** BLURB HERE ***\n\n", text, 1)
+sys.stdout.write(out)
+PY
+	rm -rf "$tmpd"
+}

@@ -51,6 +51,10 @@ pub const LOST_RING_FULL: usize = 0;
 /// `ANTINOMIE_LOST_BAD_CONSUMER`: index in the `lost` arrays of records
 /// dropped because the consumer position was invalid.
 pub const LOST_BAD_CONSUMER: usize = 1;
+/// `ANTINOMIE_LOST_RING_BROKEN`: index in the `lost` arrays of records
+/// dropped because the kernel found the ring's own state corrupted (counted
+/// in the meta page only, never in a LOST record).
+pub const LOST_RING_BROKEN: usize = 2;
 /// `ANTINOMIE_LOST_NR_SLOTS`: length of the `lost` arrays.
 pub const LOST_NR_SLOTS: usize = 8;
 
@@ -264,7 +268,8 @@ pub struct RecordHeader {
     pub tid: u32,
     /// `cpu`: CPU whose ring holds the record.
     pub cpu: u32,
-    /// `syscall_nr`: the syscall number.
+    /// `syscall_nr`: the syscall number as `syscall_get_nr()` reports it,
+    /// unmasked: 298 on x86-64, 336 from ia32, `0x4000_012a` from x32.
     pub syscall_nr: u32,
 }
 

@@ -171,7 +171,7 @@ pub static CALL_FIELDS: &[CallField] = &[
         key: "syscall.nr",
         ty: FieldType::U64,
         constants: Constants::None,
-        doc: "the syscall number (298 on x86-64, 336 from ia32)",
+        doc: "the syscall number, unmasked (298 on x86-64, 336 from ia32, 0x4000012a from x32)",
         get: |c| Value::U64(u64::from(c.header().syscall_nr)),
     },
     CallField {
@@ -328,7 +328,7 @@ pub static CALL_FIELDS: &[CallField] = &[
         key: "arg0.kernel_attr",
         ty: FieldType::Attr,
         constants: Constants::None,
-        doc: "after a double fetch: the attr the kernel actually used",
+        doc: "after a double fetch: the attr bytes the kernel read, before perf_copy_attr() rewrites any",
         get: |c| c.kernel_attr().map_or(Value::Null, Value::Attr),
     },
     CallField {

@@ -36,11 +36,11 @@ pub static CAPTURE_STATUS_DOC: &[(&str, &str)] = &[
     ("null_ptr", "attr_uptr was NULL: nothing was read"),
     (
         "fault",
-        "a read faulted at arg0.fault_offset; the bytes before it were kept (none when the size word itself faulted: capture flag size_fault)",
+        "a read faulted at arg0.fault_offset; the bytes before it were kept (none when the size word itself faulted, capture flag size_fault, or the tail beyond 136 did, as the kernel then reads no head)",
     ),
     (
         "truncated",
-        "136 < effective size <= PAGE_SIZE: 136 bytes were kept, and tail_zero or tail_nonzero says whether the rest was zero (non-zero means E2BIG)",
+        "136 < effective size <= PAGE_SIZE, and tail_zero or tail_nonzero says whether the rest was zero: 136 bytes were kept if it was; if not (E2BIG), none, as the kernel reads no head",
     ),
     (
         "invalid_size",
@@ -61,7 +61,7 @@ pub static CAPTURE_FLAGS: Names = &[
 ];
 
 /// Loss reason names, by `ANTINOMIE_LOST_*` index.
-pub static LOST_REASONS: &[&str] = &["ring_full", "bad_consumer"];
+pub static LOST_REASONS: &[&str] = &["ring_full", "bad_consumer", "ring_broken"];
 
 /// The name of loss reason `i` (`slot<i>` for slots the ABI has not named).
 #[must_use]

@@ -197,9 +197,9 @@ pub static PERF_EVENT_OPEN: Syscall = Syscall {
         Capture {
             what: "the kernel's own copy of the attr (double fetch)",
             when: When::Exit,
-            how: "after `perf_copy_attr()` succeeds, its copy is compared with the Entry capture, ignoring what it rewrites (`size` 0, `sample_max_stack` 0, the privilege bits of `branch_sample_type`); on a difference the kernel's copy is recorded",
+            how: "right after `copy_struct_from_user()` in `perf_copy_attr()`, the bytes it read are compared with the Entry capture byte for byte, before `perf_copy_attr()` rewrites anything (`size` 0, `sample_max_stack` 0, the privilege bits of `branch_sample_type`), so a change of those counts too; on a difference the kernel's bytes are recorded",
             keys: &["arg0.attr_copied", "arg0.double_fetch", "arg0.kernel_attr"],
-            condition: "`perf_copy_attr()` succeeded (`arg0.attr_copied`); `arg0.kernel_attr` only when they differ",
+            condition: "`perf_copy_attr()` read the attr (`arg0.attr_copied`: it also passed its checks); `arg0.kernel_attr` only when they differ",
         },
         Capture {
             what: "who, where, when",

@@ -402,10 +402,18 @@ fn scenario_cases(calls: &[Call]) -> Vec<Case> {
             "args.attr_uptr.size == PERF_ATTR_SIZE_VER3 && !exists(args.attr_uptr.sample_regs_intr)",
             &|c| attr_size(c) == Some(96) && copied(c) <= 96,
         ),
+        // A non-zero tail fails the call before the kernel reads the head,
+        // so the capture holds only the size word: arg0.declared_size.
         case(
-            "by attr member, sized down",
-            "syscall.errno == E2BIG && args.attr_uptr.size > 136",
-            &|c| errno(c) == Some(model::E2BIG) && attr_size(c).is_some_and(|s| s > 136),
+            "by capture, sized down",
+            "syscall.errno == E2BIG && arg0.declared_size > 136 && !exists(args.attr_uptr.type)",
+            &|c| {
+                errno(c) == Some(model::E2BIG)
+                    && value(&c.line, "arg0.declared_size")
+                        .and_then(Value::as_u64)
+                        .is_some_and(|s| s > 136)
+                    && copied(c) == 0
+            },
         ),
         case(
             "by attr member",

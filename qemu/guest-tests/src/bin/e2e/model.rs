@@ -815,41 +815,37 @@ pub fn capture(flags: u64, ptr: u64, mem: &[u8], readable: usize) -> Capture {
         return cap;
     }
     let eff = eff as usize;
+    let as_u32 = |v: usize| u32::try_from(v).expect("below a page");
     // copy_struct_from_user() checks the tail [136, eff) first: the first
-    // non-zero byte wins over a later fault.
-    let scan_end = eff.min(readable);
-    let tail: Result<bool, usize> = if eff <= ATTR_MAX {
-        Ok(false)
-    } else if mem
-        .get(ATTR_MAX..scan_end)
-        .is_some_and(|t| t.iter().any(|&b| b != 0))
-    {
-        Ok(true)
-    } else if readable < eff {
-        Err(readable.max(ATTR_MAX))
-    } else {
-        Ok(false)
-    };
+    // non-zero byte wins over a later fault, and either fails the call
+    // before the head is read, so no head byte is captured.
+    if eff > ATTR_MAX {
+        let scan_end = eff.min(readable);
+        if mem
+            .get(ATTR_MAX..scan_end)
+            .is_some_and(|t| t.iter().any(|&b| b != 0))
+        {
+            cap.status = Status::Truncated;
+            cap.flags = vec!["tail_nonzero"];
+            return cap;
+        }
+        if readable < eff {
+            cap.status = Status::Fault;
+            cap.fault_offset = Some(as_u32(readable.max(ATTR_MAX)));
+            return cap;
+        }
+    }
     let len = eff.min(ATTR_MAX);
     let copied = len.min(readable);
     cap.data = mem[..copied].to_vec();
-    let as_u32 = |v: usize| u32::try_from(v).expect("below a page");
     if copied < len {
         cap.status = Status::Fault;
         cap.fault_offset = Some(as_u32(copied));
     } else if eff <= ATTR_MAX {
         cap.status = Status::Complete;
     } else {
-        match tail {
-            Err(at) => {
-                cap.status = Status::Fault;
-                cap.fault_offset = Some(as_u32(at));
-            }
-            Ok(nonzero) => {
-                cap.status = Status::Truncated;
-                cap.flags = vec![if nonzero { "tail_nonzero" } else { "tail_zero" }];
-            }
-        }
+        cap.status = Status::Truncated;
+        cap.flags = vec!["tail_zero"];
     }
     cap
 }
@@ -932,17 +928,18 @@ mod tests {
         let c = capture(0, 1, &a, 150);
         assert_eq!(
             (c.status, c.fault_offset, c.data.len()),
-            (Status::Fault, Some(150), 136)
+            (Status::Fault, Some(150), 0)
         );
         a[140] = 1;
         let c = capture(0, 1, &a, 150);
         assert_eq!(
-            (c.status, c.flags.clone()),
-            (Status::Truncated, vec!["tail_nonzero"])
+            (c.status, c.flags.clone(), c.data.len()),
+            (Status::Truncated, vec!["tail_nonzero"], 0)
         );
         assert_eq!(outcome(&c), Outcome::Fails(E2BIG, true));
+        // The tail is read first: it faults at its start, 136.
         let c = capture(0, 1, &a, 40);
-        assert_eq!((c.status, c.fault_offset), (Status::Fault, Some(40)));
+        assert_eq!((c.status, c.fault_offset), (Status::Fault, Some(136)));
         let c = capture(0, 1, &a, 6);
         assert_eq!(
             (c.status, c.flags.clone()),
