@@ -60,7 +60,7 @@ for b in "${RUST_GUEST_BINS[@]}"; do bin_args+=(--bin "$b"); done
 	cargo build -q --release --locked --target "$RUST_TARGET" "${bin_args[@]}") ||
 	die "cargo build of the guest binaries failed"
 for b in "${RUST_GUEST_BINS[@]}"; do
-	f=$ANTINOMIE_ROOT/target/$RUST_TARGET/release/$b
+	f=${CARGO_TARGET_DIR:-$ANTINOMIE_ROOT/target}/$RUST_TARGET/release/$b
 	file_is_static "$f" || die "$b is not statically linked"
 	install -m 0755 "$f" "$root/bin/$b"
 done
