@@ -33,10 +33,13 @@
 /*
  * RINGS AND MAPPINGS
  *
- * Opening /dev/antinomie needs CAP_PERFMON or CAP_SYS_ADMIN. Each possible
- * CPU has one ring; ANTINOMIE_IOC_GET_INFO reports the geometry. The ring
- * of CPU n is at mmap offsets [n * mmap_stride, n * mmap_stride +
- * mmap_size), in this order:
+ * Opening /dev/antinomie needs read-write access to the node (mode 0600,
+ * owned by root, unless the administrator changes it), CAP_PERFMON or
+ * CAP_SYS_ADMIN (else EPERM), and the consent of the LSMs to a CPU-wide
+ * perf event on a tracepoint. One consumer has it open at a time (EBUSY).
+ * Each possible CPU has one ring; ANTINOMIE_IOC_GET_INFO reports the
+ * geometry. The ring of CPU n is at mmap offsets [n * mmap_stride,
+ * n * mmap_stride + mmap_size), in this order:
  *
  *   0                meta page      struct antinomie_meta      read-only
  *   consumer_offset  consumer page  struct antinomie_consumer  read-write
@@ -52,7 +55,12 @@
  * consumer page may be writable, no page executable, and mprotect() cannot
  * upgrade a read-only mapping. Refused: EPERM for write or exec, EINVAL for
  * a private or out-of-range mapping, ENODEV for a CPU that is not possible.
- * Rings are zeroed when allocated, so no stale kernel memory shows.
+ * fork() does not copy the mappings unless madvise(MADV_DOFORK) asked it
+ * to; the child then maps the same rings. Rings are zeroed when allocated,
+ * so no stale kernel memory shows. They keep what they hold, for a later
+ * reader, until SET_RING_SIZE replaces them; rings that never held a record
+ * are freed once no file has the device open, nothing maps them and
+ * capture is off.
  *
  * MEMORY ORDERING
  *
@@ -440,19 +448,32 @@ struct antinomie_lost {
  * structure size from _IOC_SIZE(cmd) (at least the size defined here),
  * writes min(that, its own size) bytes and stores that count in size.
  *
+ * ENABLE, DISABLE and SET_RING_SIZE change the whole system: the caller
+ * needs what opening needs (EPERM), whoever opened the file.
  * ENABLE and DISABLE switch the capture of new calls; both are idempotent.
+ * Capture switched on by ENABLE through a file that has mapped a ring is
+ * switched off when that file is released (its last descriptor closed), so
+ * a consumer that dies leaves no capture running. Capture switched on at
+ * boot (antinomie.enable=1), or through a file that maps nothing (a
+ * control command that enables and exits), stays on until DISABLE; ENABLE
+ * while capture is on changes nothing. ENABLE fails with EIO once a ring
+ * was found corrupted (a kernel bug, with a warning in the log), until
+ * SET_RING_SIZE replaces the rings.
  * GET_COUNTERS fails with ENODEV for a CPU that is not possible.
  * SET_RING_SIZE takes the new data_size of every ring, a power of two and
- * a multiple of the page size (else EINVAL; ENOMEM if too large to get).
- * It fails with EBUSY while capture is enabled or any ring is mapped, and
- * reinitialises the rings: unread records are discarded, positions and
- * counters restart from 0, and the EXIT of a call in flight lands in the
- * new ring without its ENTRY.
+ * a multiple of the page size (else EINVAL). The rings of all possible
+ * CPUs together may take at most half of RAM, and are charged to the
+ * memory cgroup of the caller: ENOMEM beyond either. It fails with EBUSY
+ * while capture is enabled or any ring is mapped, and reinitialises the
+ * rings: unread records are discarded, positions and counters restart from
+ * 0, and the EXIT of a call in flight lands in the new ring without its
+ * ENTRY. The old rings are freed before the new ones are allocated; if
+ * that fails, rings of the old size are allocated again, if memory allows.
  * SET_WATERMARK: poll() reports EPOLLIN once some ring holds at least this
- * many unread bytes. 1, the default, wakes on any record; larger values
- * batch wake-ups, but data below the watermark wakes nobody, so use a
- * poll() timeout for bounded latency. 0 or more than data_size: EINVAL.
- * A smaller ring size lowers it to the new data_size.
+ * many unread bytes. 1, the default each open starts from, wakes on any
+ * record; larger values batch wake-ups, but data below the watermark wakes
+ * nobody, so use a poll() timeout for bounded latency. 0 or more than
+ * data_size: EINVAL. A smaller ring size lowers it to the new data_size.
  */
 
 /* struct antinomie_info.flags: capture of new calls is on. */

@@ -5,7 +5,10 @@
 #     and the cover letter beside it is written and matches it;
 #  2. it applies with patch -p1 too (for quilt and plain-tarball users);
 #  3. scripts/checkpatch.pl --strict is clean on every patch;
-#  4. include/uapi/linux/antinomie.h in the series is abi/antinomie.h.
+#  4. include/uapi/linux/antinomie.h in the series is abi/antinomie.h;
+#  5. a 32-bit (ARCH=i386) configuration with PERF_EVENTS and MMU cannot
+#     select CONFIG_ANTINOMIE (its u64 positions need single 64-bit
+#     accesses): merge_config + olddefconfig drop it.
 # env: ANTINOMIE_PATCH_DIR  check another series directory (tests use it)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/kernel-lib.sh"
@@ -95,4 +98,24 @@ done
 stage "uapi header matches abi/antinomie.h"
 cmp -s "$ANTINOMIE_ROOT/abi/antinomie.h" "$tree/include/uapi/linux/antinomie.h" ||
 	die "include/uapi/linux/antinomie.h in the series differs from abi/antinomie.h"
-stage "series OK: ${#patches[@]} patch(es), export byte-identical, checkpatch --strict clean"
+stage "ARCH=i386: CONFIG_ANTINOMIE cannot be selected"
+i386=$tmp/i386
+mkdir "$i386"
+printf 'CONFIG_PERF_EVENTS=y\n' >"$tmp/i386-perf.config"
+make -C "$tree" -s O="$i386" ARCH=i386 tinyconfig >"$tmp/i386.log" 2>&1 ||
+	die "make ARCH=i386 tinyconfig failed: $(tail -n1 "$tmp/i386.log")"
+(cd "$tree" && ARCH=i386 scripts/kconfig/merge_config.sh -m -O "$i386" "$i386/.config" \
+	"$tmp/i386-perf.config" "$ANTINOMIE_ROOT/kconfig/antinomie.config") >>"$tmp/i386.log" 2>&1 ||
+	die "merge_config.sh for ARCH=i386 failed: $(tail -n1 "$tmp/i386.log")"
+make -C "$tree" -s O="$i386" ARCH=i386 olddefconfig >>"$tmp/i386.log" 2>&1 ||
+	die "make ARCH=i386 olddefconfig failed: $(tail -n1 "$tmp/i386.log")"
+# Only a meaningful check if everything else the option depends on is there.
+for want in CONFIG_X86_32=y CONFIG_PERF_EVENTS=y CONFIG_MMU=y; do
+	grep -qx "$want" "$i386/.config" ||
+		die "the ARCH=i386 configuration lacks $want; the CONFIG_ANTINOMIE check would prove nothing"
+done
+! grep -q '^CONFIG_64BIT=y' "$i386/.config" || die "the ARCH=i386 configuration is 64-bit"
+if grep -q '^CONFIG_ANTINOMIE' "$i386/.config"; then
+	die "an ARCH=i386 configuration selects $(grep '^CONFIG_ANTINOMIE' "$i386/.config" | tr '\n' ' ')(init/Kconfig must depend on 64BIT)"
+fi
+stage "series OK: ${#patches[@]} patch(es), export byte-identical, checkpatch --strict clean, no CONFIG_ANTINOMIE on i386"

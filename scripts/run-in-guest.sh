@@ -123,7 +123,7 @@ ms=$((($(date +%s%N) - t0) / 1000000))
 info "$(wc -l <"$out/SHA256SUMS") files, $(du -sk "$out/trace.antinomie" | cut -f1) KiB of trace, sha256 verified, ${ms} ms to unpack and check"
 
 stage "decoding the trace on the host (reader show --format json)"
-reader=$ANTINOMIE_ROOT/target/x86_64-unknown-linux-gnu/release/reader
+reader=${CARGO_TARGET_DIR:-$ANTINOMIE_ROOT/target}/x86_64-unknown-linux-gnu/release/reader
 "$reader" show "$out/trace.antinomie" --format json --no-summary >"$out/reader.jsonl" ||
 	die "reader show failed on the trace"
 info "$(wc -l <"$out/reader.jsonl") calls in $out/reader.jsonl"

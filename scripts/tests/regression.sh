@@ -25,7 +25,7 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-bins=$ANTINOMIE_ROOT/target/x86_64-unknown-linux-gnu/release
+bins=${CARGO_TARGET_DIR:-$ANTINOMIE_ROOT/target}/x86_64-unknown-linux-gnu/release
 for b in reader antinomie-workload antinomie-e2e; do
 	[ -x "$bins/$b" ] || die "$bins/$b is missing (run qemu/build-initramfs.sh)"
 done

@@ -15,7 +15,7 @@
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 rig=$ANTINOMIE_ROOT/scripts/run-in-guest.sh
-reader=$ANTINOMIE_ROOT/target/x86_64-unknown-linux-gnu/release/reader
+reader=${CARGO_TARGET_DIR:-$ANTINOMIE_ROOT/target}/x86_64-unknown-linux-gnu/release/reader
 selftests=$ANTINOMIE_CACHE/selftests/root
 [ -d "$selftests/opt/selftests/perf_events" ] || die "no perf_events selftests in $selftests (run scripts/build-selftests.sh)"
 

@@ -140,7 +140,8 @@ struct LiveArgs {
     /// `reader show FILE`), as `tcpdump -w` does.
     #[arg(short = 'w', long = "write", value_name = "FILE")]
     write: Option<PathBuf>,
-    /// Switch capture on if it is off.
+    /// Switch capture on if it is off. The kernel switches it off again
+    /// when the reader exits, as the consumer that switched it on.
     #[arg(long)]
     enable: bool,
     /// The capture device.
