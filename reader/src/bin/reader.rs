@@ -1,9 +1,9 @@
 //! `reader`: prints the `perf_event_open(2)` calls Antinomie captured.
 //!
 //! ```text
-//! reader [--follow] [--format text|json] [-o FILE] [-w TRACE] [--enable] [--device PATH] [--filter EXPR]
+//! reader [--follow] [--format text|json] [--json-schema full|compact] [-o FILE] [-w TRACE] [--enable] [--device PATH] [--filter EXPR]
 //!        [-p PID] [--tid TID] [-t|-tt|-ttt|-r]
-//! reader show [--format text|json] [-o FILE] [--filter EXPR] FILE...  # a trace file (- for stdin), or golden ring images
+//! reader show [--format text|json] [--json-schema full|compact] [-o FILE] [--filter EXPR] FILE...  # a trace file (- for stdin), or golden ring images
 //! reader dump-rings DIR                       # each CPU's ring as DIR/cpuN.ring
 //! reader fields                               # the filter's fields
 //! reader diff [--match tid|order|auto] [--duration-ratio R] A B  # two runs, call by call
