@@ -506,7 +506,7 @@ impl<W: Write> Sink for WriterSink<W> {
             }
             Format::Json => match self.json_schema {
                 JsonSchema::Full => {
-                    jsonl::call(&mut self.line, &mut self.scratch, call, &self.pmus)
+                    jsonl::call(&mut self.line, &mut self.scratch, call, &self.pmus);
                 }
                 JsonSchema::Compact => {
                     jsonl::call_compact(&mut self.line, &mut self.scratch, call, &self.pmus);

@@ -382,7 +382,7 @@ pub static CALL_FIELDS: &[CallField] = &[
 
 /// The keys the compact JSON schema (`--json-schema compact`) leaves out
 /// because another key of the same line holds the same information, each
-/// with that key: the exact duplicates of perf_event_open's argument words
+/// with that key: the exact duplicates of `perf_event_open`'s argument words
 /// and the symbolic renderings of numbers. The compact line also leaves
 /// out `null` values and writes `arg0.perf_event_attr` as one key per
 /// non-zero member (see [`COMPACT_ATTR_KEY`]).
