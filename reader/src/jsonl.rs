@@ -230,7 +230,17 @@ fn u64(buf: &mut Vec<u8>, v: u64) {
     let out = &mut buf[at..];
     let mut end = digits;
     let mut rest = v;
-    while rest >= 100 {
+    // Four digits per 64-bit division, then two from 32-bit arithmetic.
+    while rest >= 10_000 {
+        // < 10 000.
+        let four = (rest % 10_000) as u32;
+        rest /= 10_000;
+        let (high, low) = ((four / 100) as usize * 2, (four % 100) as usize * 2);
+        out[end - 4..end - 2].copy_from_slice(&DIGIT_PAIRS[high..high + 2]);
+        out[end - 2..end].copy_from_slice(&DIGIT_PAIRS[low..low + 2]);
+        end -= 4;
+    }
+    if rest >= 100 {
         // < 100.
         let pair = (rest % 100) as usize * 2;
         rest /= 100;
