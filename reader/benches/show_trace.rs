@@ -1,6 +1,6 @@
 //! `reader show` of a recorded trace, end to end on one core: read the
 //! trace file, merge by time, pair, filter, decode and format as JSON
-//! Lines (and text), into a sink that discards the bytes. Plus the raw
+//! Lines (full and compact schema; and text), into a sink that discards the bytes. Plus the raw
 //! drain (records copied out of ring images) and merge + pair alone at 4,
 //! 64 and 256 CPUs.
 //!
@@ -38,7 +38,7 @@ use std::time::{Duration, Instant};
 use antinomie_abi as abi;
 use antinomie_reader::decode::PmuTypes;
 use antinomie_reader::filter::Filter;
-use antinomie_reader::output::{Format, WriterSink};
+use antinomie_reader::output::{Format, JsonSchema, WriterSink};
 use antinomie_reader::pipeline::{self, Assembler, DrainMsg, Event, Merger, Pairer};
 use antinomie_reader::ring::{ImageRing, RingConsumer, RingCounters, RingMemory};
 use antinomie_reader::trace::{self, TraceHeader, TraceWriter};
@@ -309,11 +309,17 @@ fn best(t: Timing, mut f: impl FnMut()) -> f64 {
     best
 }
 
-/// `reader show TRACE [--filter FILTER] --format F`: returns output bytes
-/// and the calls shown.
-fn show(trace_bytes: &[u8], format: Format, filter: Option<&str>) -> (u64, u64) {
+/// `reader show TRACE [--filter FILTER] --format F --json-schema S`:
+/// returns output bytes and the calls shown.
+fn show(
+    trace_bytes: &[u8],
+    format: Format,
+    schema: JsonSchema,
+    filter: Option<&str>,
+) -> (u64, u64) {
     let t = trace::read_trace(trace_bytes).unwrap();
-    let mut sink = WriterSink::new(Discard(0), format, t.header.pmus.clone(), false);
+    let mut sink =
+        WriterSink::new(Discard(0), format, t.header.pmus.clone(), false).with_json_schema(schema);
     let mut a = Assembler::new(&t.header.cpus, t.header.window_ns, &mut sink);
     if let Some(f) = filter {
         a.set_filter(Box::new(
@@ -374,18 +380,25 @@ fn main() {
         "seeded random trace: {CALLS} calls, {records} records on {CPUS} CPUs, {} bytes",
         trace_bytes.len()
     );
-    for (name, format, filter) in [
-        ("json, filter", Format::Json, Some(FILTER)),
-        ("json", Format::Json, None),
-        ("text", Format::Text, None),
+    for (name, format, schema, filter) in [
+        ("json, filter", Format::Json, JsonSchema::Full, Some(FILTER)),
+        ("json", Format::Json, JsonSchema::Full, None),
+        (
+            "json compact, filter",
+            Format::Json,
+            JsonSchema::Compact,
+            Some(FILTER),
+        ),
+        ("json compact", Format::Json, JsonSchema::Compact, None),
+        ("text", Format::Text, JsonSchema::Full, None),
     ] {
         if !format!("show {name}").contains(only) {
             continue;
         }
         let mut out = (0, 0);
-        let s = best(min, || out = show(&trace_bytes, format, filter));
+        let s = best(min, || out = show(&trace_bytes, format, schema, filter));
         println!(
-            "  show {name:<13} {:>6.3} M calls/s  ({} calls shown, {:.0} bytes/call)",
+            "  show {name:<21} {:>6.3} M calls/s  ({} calls shown, {:.0} bytes/call)",
             CALLS as f64 / s / 1e6,
             out.1,
             out.0 as f64 / out.1.max(1) as f64

@@ -2,14 +2,32 @@
 //! straight into a reused buffer. Keys are pre-quoted once (every key
 //! of [`CALL_FIELDS`], [`LOST_FIELDS`] and every attr member name is plain
 //! ASCII that JSON does not escape: a unit test checks it), numbers with
-//! `itoa`, strings escaped exactly as `serde_json` escapes them, so the
+//! a two-digit table, strings escaped exactly as `serde_json` escapes them, so the
 //! bytes are the same as a `serde_json` map of the same values (the golden
 //! files check it). `serde_json` stays for everything that is not this line.
+//!
+//! Two schemas ([`JsonSchema`]): the full one (every key, `null` where it
+//! does not apply) and the compact one, which leaves out what carries no
+//! information (see [`call_compact`]).
 
 use std::sync::OnceLock;
 
-use crate::call::{Call, Value, CALL_FIELDS, LOST_FIELDS};
-use crate::decode::{names, AttrView, PmuTypes, Repr, ATTR_MEMBERS};
+use crate::call::{Call, Value, CALL_FIELDS, COMPACT_ATTR_KEY, COMPACT_OMITTED, LOST_FIELDS};
+use crate::decode::{names, AttrView, PmuTypes, Repr, ATTR_KEY_PREFIX, ATTR_MEMBERS};
+
+/// Which keys a call line carries (`--json-schema`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum JsonSchema {
+    /// Every key of `CALL_FIELDS` on every line, `null` where it does not
+    /// apply, every present attr member (zeros included) and the names
+    /// object: the default, what `reader diff` reads.
+    #[default]
+    Full,
+    /// No `null`, no key of `COMPACT_OMITTED` (duplicates and names), the
+    /// attr as one key `args.attr_uptr.<member>` per non-zero member: every
+    /// key is a filter field name.
+    Compact,
+}
 use crate::record::LostRecord;
 
 /// Appends `s` as a JSON string: `"`, `\` and control characters escaped
@@ -55,7 +73,7 @@ fn string(buf: &mut Vec<u8>, s: &str) {
 /// Room for one piece of constant text ([`Piece`]): every key with its
 /// quotes, comma and colon, and `true`/`false` after a bit member's key,
 /// fits (a unit test checks it).
-const PIECE_ROOM: usize = 48;
+const PIECE_ROOM: usize = 64;
 
 /// A piece of constant text, zero-padded to [`PIECE_ROOM`] bytes, so that
 /// it is appended by a copy of constant size (a few vector moves, no
@@ -108,19 +126,64 @@ struct BitKey {
     values: [Key; 2],
 }
 
+/// What the compact schema does with a call key.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum CompactRole {
+    /// Written unless `null`.
+    Keep,
+    /// Left out: another key holds the same information.
+    Omit,
+    /// The attr: one key per non-zero member.
+    Flatten,
+}
+
 /// The keys, made once: one constant-size copy per key on the hot path.
 struct Keys {
     call: Vec<Key>,
+    /// By call key: what the compact schema does with it.
+    compact: Vec<CompactRole>,
     lost: Vec<Key>,
     member: Vec<Key>,
     /// By member too; only one-bit members' are used.
     bit: Vec<BitKey>,
+    /// By member: `<member>` with `true` (a set one-bit member in the
+    /// compact schema's `arg0.kernel_attr`).
+    bit_set: Vec<Key>,
+    /// By member: `args.attr_uptr.<member>`, the compact schema's keys.
+    flat_member: Vec<Key>,
+    /// By member: `args.attr_uptr.<member>` with `true`; only one-bit
+    /// members' are used.
+    flat_bit_set: Vec<Key>,
 }
 
 fn keys() -> &'static Keys {
     static KEYS: OnceLock<Keys> = OnceLock::new();
     KEYS.get_or_init(|| Keys {
         call: CALL_FIELDS.iter().map(|f| Key::new(f.key)).collect(),
+        compact: CALL_FIELDS
+            .iter()
+            .map(|f| {
+                if f.key == COMPACT_ATTR_KEY {
+                    CompactRole::Flatten
+                } else if COMPACT_OMITTED.iter().any(|(k, _)| *k == f.key) {
+                    CompactRole::Omit
+                } else {
+                    CompactRole::Keep
+                }
+            })
+            .collect(),
+        bit_set: ATTR_MEMBERS
+            .iter()
+            .map(|m| Key::with_value(m.name, "true"))
+            .collect(),
+        flat_member: ATTR_MEMBERS
+            .iter()
+            .map(|m| Key::new(&format!("{ATTR_KEY_PREFIX}{}", m.name)))
+            .collect(),
+        flat_bit_set: ATTR_MEMBERS
+            .iter()
+            .map(|m| Key::with_value(&format!("{ATTR_KEY_PREFIX}{}", m.name), "true"))
+            .collect(),
         lost: LOST_FIELDS.iter().map(|f| Key::new(f.key)).collect(),
         member: ATTR_MEMBERS.iter().map(|m| Key::new(m.name)).collect(),
         bit: ATTR_MEMBERS
@@ -145,12 +208,60 @@ fn key(buf: &mut Vec<u8>, first: &mut bool, key: &Key) {
     }
 }
 
+/// "00" to "99": two digits per division.
+const DIGIT_PAIRS: &[u8; 200] = b"\
+    0001020304050607080910111213141516171819\
+    2021222324252627282930313233343536373839\
+    4041424344454647484950515253545556575859\
+    6061626364656667686970717273747576777879\
+    8081828384858687888990919293949596979899";
+
+/// Appends `v` in decimal. The digits go straight into `buf`, grown by a
+/// copy of constant size (20 bytes, `u64::MAX`'s digits) and cut to the
+/// digit count: no `memcpy` call of the digits' length, as copying
+/// `itoa`'s buffer costs (a profile of the compact line put ~10 % there).
+// Every cast is of a number below 100, said where it is made.
+#[allow(clippy::cast_possible_truncation)]
 fn u64(buf: &mut Vec<u8>, v: u64) {
-    buf.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
+    let digits = v.checked_ilog10().map_or(1, |l| l as usize + 1);
+    let at = buf.len();
+    buf.extend_from_slice(&[b'0'; 20]);
+    buf.truncate(at + digits);
+    let out = &mut buf[at..];
+    let mut end = digits;
+    let mut rest = v;
+    // Four digits per 64-bit division, then two from 32-bit arithmetic.
+    while rest >= 10_000 {
+        // < 10 000.
+        let four = (rest % 10_000) as u32;
+        rest /= 10_000;
+        let (high, low) = ((four / 100) as usize * 2, (four % 100) as usize * 2);
+        out[end - 4..end - 2].copy_from_slice(&DIGIT_PAIRS[high..high + 2]);
+        out[end - 2..end].copy_from_slice(&DIGIT_PAIRS[low..low + 2]);
+        end -= 4;
+    }
+    if rest >= 100 {
+        // < 100.
+        let pair = (rest % 100) as usize * 2;
+        rest /= 100;
+        out[end - 2..end].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
+        end -= 2;
+    }
+    if rest >= 10 {
+        // `rest` < 100 here.
+        let pair = rest as usize * 2;
+        out[end - 2..end].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
+    } else {
+        // `rest` < 10 here.
+        out[end - 1] = b'0' + rest as u8;
+    }
 }
 
 fn i64(buf: &mut Vec<u8>, v: i64) {
-    buf.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
+    if v < 0 {
+        buf.push(b'-');
+    }
+    u64(buf, v.unsigned_abs());
 }
 
 fn bool(buf: &mut Vec<u8>, v: bool) {
@@ -198,6 +309,37 @@ fn attr(
         }
     }
     buf.push(b'}');
+}
+
+/// The compact schema's attr members, each under `keys[member]`
+/// (a one-bit member set: `bit_set[member]`, value included): only those
+/// present, applicable and non-zero.
+fn attr_nonzero_members(
+    buf: &mut Vec<u8>,
+    first: &mut bool,
+    view: &AttrView<'_>,
+    pmus: &PmuTypes,
+    keys: &[Key],
+    bit_set: &[Key],
+) {
+    for ((m, name), set) in ATTR_MEMBERS.iter().zip(keys).zip(bit_set) {
+        let Some(raw) = view.raw(m) else { continue };
+        // A zero word is zero whatever the member's sign or width.
+        if raw == 0 || !view.applies(m, pmus) {
+            continue;
+        }
+        if m.is_signed() {
+            if let Some(v) = view.signed(m) {
+                key(buf, first, name);
+                i64(buf, v);
+            }
+        } else if let (Repr::Bit, Some((_, 1))) = (m.repr, m.bits) {
+            key(buf, first, set);
+        } else {
+            key(buf, first, name);
+            u64(buf, raw);
+        }
+    }
 }
 
 /// Appends `v` in hex as `{v:#x}` formats it.
@@ -265,6 +407,59 @@ pub(crate) fn call(buf: &mut Vec<u8>, scratch: &mut String, call: &Call, pmus: &
     buf.extend_from_slice(b"}\n");
 }
 
+/// Appends a call as one line of the compact schema, with the newline:
+/// the full line's keys in the same order, less `null` values, less the
+/// keys of [`COMPACT_OMITTED`], and `arg0.perf_event_attr` replaced by its
+/// present, applicable, non-zero members, each as the filter field
+/// `args.attr_uptr.<member>` (a one-bit member only when set, as `true`).
+/// `arg0.kernel_attr` stays an object, of its non-zero members only. So an
+/// attr member not on the line is zero, or absent from the full line too
+/// (beyond the captured bytes, or a union alias that does not apply).
+pub(crate) fn call_compact(buf: &mut Vec<u8>, scratch: &mut String, call: &Call, pmus: &PmuTypes) {
+    let keys = keys();
+    buf.push(b'{');
+    let mut first = true;
+    for ((f, k), role) in CALL_FIELDS.iter().zip(&keys.call).zip(&keys.compact) {
+        match role {
+            CompactRole::Omit => {}
+            CompactRole::Flatten => {
+                if let Some(view) = call.attr() {
+                    attr_nonzero_members(
+                        buf,
+                        &mut first,
+                        &view,
+                        pmus,
+                        &keys.flat_member,
+                        &keys.flat_bit_set,
+                    );
+                }
+            }
+            CompactRole::Keep => match (f.get)(call) {
+                Value::Null => {}
+                Value::Attr(view) => {
+                    key(buf, &mut first, k);
+                    buf.push(b'{');
+                    let mut first_member = true;
+                    attr_nonzero_members(
+                        buf,
+                        &mut first_member,
+                        &view,
+                        pmus,
+                        &keys.member,
+                        &keys.bit_set,
+                    );
+                    buf.push(b'}');
+                }
+                v => {
+                    key(buf, &mut first, k);
+                    value(buf, scratch, &v, pmus);
+                }
+            },
+        }
+    }
+    buf.extend_from_slice(b"}\n");
+}
+
 /// Appends a LOST record as one JSON line, with the newline.
 pub(crate) fn lost(buf: &mut Vec<u8>, l: &LostRecord) {
     let pmus = PmuTypes::none();
@@ -305,7 +500,7 @@ mod tests {
             .map(|f| f.key)
             .chain(LOST_FIELDS.iter().map(|f| f.key))
             .chain(ATTR_MEMBERS.iter().map(|m| m.name))
-            .map(|k| format!(",\"{k}\":false").len())
+            .map(|k| format!(",\"{ATTR_KEY_PREFIX}{k}\":false").len())
             .max()
             .unwrap();
         assert!(longest <= PIECE_ROOM, "{longest} > {PIECE_ROOM}");
@@ -346,12 +541,15 @@ mod tests {
 
     #[test]
     fn numbers_print_as_serde_json_does() {
-        for v in [0u64, 1, 9, 10, 12_345, u64::MAX] {
+        let mut powers: Vec<u64> = (0..20).map(|e| 10u64.pow(e)).collect();
+        powers.extend(powers.clone().iter().map(|p| p - 1));
+        powers.extend(powers.clone().iter().map(|p| p + 1));
+        for v in powers.into_iter().chain([0u64, 1, 9, 10, 12_345, u64::MAX]) {
             let mut buf = Vec::new();
             u64(&mut buf, v);
             assert_eq!(buf, serde_json::to_vec(&v).unwrap());
         }
-        for v in [0i64, -1, i64::MIN, i64::MAX, -22] {
+        for v in [0i64, -1, i64::MIN, i64::MAX, -22, -100, 99, i64::MIN + 1] {
             let mut buf = Vec::new();
             i64(&mut buf, v);
             assert_eq!(buf, serde_json::to_vec(&v).unwrap());

@@ -31,7 +31,9 @@
 //! and always in the same order: for calls the keys of
 //! [`crate::call::CALL_FIELDS`], for LOST records those of
 //! [`crate::call::LOST_FIELDS`]; the `event` key tells them apart. The
-//! schema is documented in `reader/README.md`.
+//! schema is documented in `reader/README.md`. That is the full schema,
+//! the default; [`JsonSchema::Compact`] leaves out nulls, duplicates and
+//! zero attr members (`jsonl::call_compact` says exactly what).
 
 use std::fmt::Write as _;
 use std::io::{self, Write};
@@ -41,6 +43,7 @@ use antinomie_abi as abi;
 use crate::call::{lost_reason, Call, CallState};
 use crate::decode::{attr, names, AttrMember, AttrView, PmuTypes};
 use crate::jsonl;
+pub use crate::jsonl::JsonSchema;
 use crate::pipeline::Sink;
 use crate::record::LostRecord;
 
@@ -423,6 +426,7 @@ pub fn lost_json<W: Write>(l: &LostRecord, out: &mut W) -> io::Result<()> {
 pub struct WriterSink<W: Write> {
     out: W,
     format: Format,
+    json_schema: JsonSchema,
     pmus: PmuTypes,
     flush_each: bool,
     line: Vec<u8>,
@@ -441,6 +445,7 @@ impl<W: Write> WriterSink<W> {
         WriterSink {
             out,
             format,
+            json_schema: JsonSchema::Full,
             pmus,
             flush_each,
             line: Vec::with_capacity(1024),
@@ -464,6 +469,14 @@ impl<W: Write> WriterSink<W> {
             realtime_offset_ns,
             last_ns: None,
         };
+        self
+    }
+
+    /// Writes JSON call lines in `schema` (the default is
+    /// [`JsonSchema::Full`]); LOST lines and text are the same in both.
+    #[must_use]
+    pub fn with_json_schema(mut self, schema: JsonSchema) -> Self {
+        self.json_schema = schema;
         self
     }
 
@@ -491,7 +504,14 @@ impl<W: Write> Sink for WriterSink<W> {
                 self.text.push('\n');
                 self.line.extend_from_slice(self.text.as_bytes());
             }
-            Format::Json => jsonl::call(&mut self.line, &mut self.scratch, call, &self.pmus),
+            Format::Json => match self.json_schema {
+                JsonSchema::Full => {
+                    jsonl::call(&mut self.line, &mut self.scratch, call, &self.pmus);
+                }
+                JsonSchema::Compact => {
+                    jsonl::call_compact(&mut self.line, &mut self.scratch, call, &self.pmus);
+                }
+            },
         }
         self.put()
     }

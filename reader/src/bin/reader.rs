@@ -1,9 +1,9 @@
 //! `reader`: prints the `perf_event_open(2)` calls Antinomie captured.
 //!
 //! ```text
-//! reader [--follow] [--format text|json] [-o FILE] [-w TRACE] [--enable] [--device PATH] [--filter EXPR]
+//! reader [--follow] [--format text|json] [--json-schema full|compact] [-o FILE] [-w TRACE] [--enable] [--device PATH] [--filter EXPR]
 //!        [-p PID] [--tid TID] [-t|-tt|-ttt|-r]
-//! reader show [--format text|json] [-o FILE] [--filter EXPR] FILE...  # a trace file (- for stdin), or golden ring images
+//! reader show [--format text|json] [--json-schema full|compact] [-o FILE] [--filter EXPR] FILE...  # a trace file (- for stdin), or golden ring images
 //! reader dump-rings DIR                       # each CPU's ring as DIR/cpuN.ring
 //! reader fields                               # the filter's fields
 //! reader diff [--match tid|order|auto] [--duration-ratio R] A B  # two runs, call by call
@@ -24,7 +24,7 @@ use antinomie_reader::decode::PmuTypes;
 use antinomie_reader::device::{Device, DEFAULT_DEVICE};
 use antinomie_reader::diff;
 use antinomie_reader::filter::{self, Filter};
-use antinomie_reader::output::{Format, TimeStyle, WriterSink};
+use antinomie_reader::output::{Format, JsonSchema, TimeStyle, WriterSink};
 use antinomie_reader::pipeline::{self, Assembler, DrainMsg, Mode, Recorder, Summary};
 use antinomie_reader::ring::{ImageRing, RingConsumer};
 use antinomie_reader::syscall;
@@ -43,6 +43,24 @@ impl From<FormatArg> for Format {
         match f {
             FormatArg::Text => Format::Text,
             FormatArg::Json => Format::Json,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum JsonSchemaArg {
+    /// Every key on every line, null where it does not apply.
+    Full,
+    /// No nulls, no duplicate or names keys, only non-zero attr members,
+    /// each as its filter field `args.attr_uptr.<member>`.
+    Compact,
+}
+
+impl From<JsonSchemaArg> for JsonSchema {
+    fn from(s: JsonSchemaArg) -> Self {
+        match s {
+            JsonSchemaArg::Full => JsonSchema::Full,
+            JsonSchemaArg::Compact => JsonSchema::Compact,
         }
     }
 }
@@ -68,6 +86,9 @@ struct CommonArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = FormatArg::Text, global = true)]
     format: FormatArg,
+    /// Keys of a JSON call line (`reader diff` reads the full schema).
+    #[arg(long, value_enum, default_value_t = JsonSchemaArg::Full, global = true)]
+    json_schema: JsonSchemaArg,
     /// Do not print the summary on stderr.
     #[arg(long, global = true)]
     no_summary: bool,
@@ -470,6 +491,7 @@ fn line_sink(
         pmus,
         follow,
     )
+    .with_json_schema(common.json_schema.into())
     .with_time_style(style, offset))
 }
 

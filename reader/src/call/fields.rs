@@ -380,6 +380,25 @@ pub static CALL_FIELDS: &[CallField] = &[
     },
 ];
 
+/// The keys the compact JSON schema (`--json-schema compact`) leaves out
+/// because another key of the same line holds the same information, each
+/// with that key: the exact duplicates of `perf_event_open`'s argument words
+/// and the symbolic renderings of numbers. The compact line also leaves
+/// out `null` values and writes `arg0.perf_event_attr` as one key per
+/// non-zero member (see [`COMPACT_ATTR_KEY`]).
+pub static COMPACT_OMITTED: &[(&str, &str)] = &[
+    ("args.0", "args.attr_uptr"),
+    ("args.4", "args.flags"),
+    ("args.flags_names", "args.flags"),
+    ("arg0.perf_event_attr_names", "arg0.perf_event_attr"),
+    ("syscall.errno_name", "syscall.errno"),
+];
+
+/// The key whose object the compact JSON schema writes member by member,
+/// each as its filter field `args.attr_uptr.<member>`, non-zero members
+/// only.
+pub const COMPACT_ATTR_KEY: &str = "arg0.perf_event_attr";
+
 /// The call field with this key.
 #[must_use]
 pub fn call_field(key: &str) -> Option<&'static CallField> {

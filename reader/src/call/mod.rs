@@ -23,7 +23,10 @@ use antinomie_abi as abi;
 use crate::decode::AttrView;
 use crate::record::{CaptureView, EntryRecord, ExitRecord, SharedItems};
 
-pub use fields::{call_field, CallField, Constants, FieldType, Value, CALL_FIELDS};
+pub use fields::{
+    call_field, CallField, Constants, FieldType, Value, CALL_FIELDS, COMPACT_ATTR_KEY,
+    COMPACT_OMITTED,
+};
 pub use lost::{LostField, LOST_FIELDS};
 pub use value_names::{
     lost_reason, CALL_STATES, CAPTURE_FLAGS, CAPTURE_STATUS, CAPTURE_STATUS_DOC, LOST_REASONS,

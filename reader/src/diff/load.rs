@@ -9,7 +9,7 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use super::{DiffCall, DiffError, InputKey, Outcome, PidArg, Run};
-use crate::call::Call;
+use crate::call::{Call, CALL_FIELDS};
 use crate::output::call_json;
 use crate::pipeline::{self, Assembler, Sink};
 use crate::record::LostRecord;
@@ -100,6 +100,16 @@ impl DiffCall {
     /// # Errors
     /// A line without the keys every call line has.
     pub fn from_json(v: &Value) -> Result<Self, String> {
+        // A full line has every key; a compact one (`--json-schema
+        // compact`) leaves out nulls, zeros and the names this reads.
+        if let Some(f) = CALL_FIELDS.iter().find(|f| v.get(f.key).is_none()) {
+            return Err(format!(
+                "a call line without `{}`: `reader diff` reads the full JSON schema \
+                 (the default), not `--json-schema compact`; write the run with \
+                 `--json-schema full`, or diff the trace files (`-w`)",
+                f.key
+            ));
+        }
         let state = str_of(v, "state").ok_or("a call line without `state`")?;
         let pid = i64_of(v, "pid").ok_or("a call line without `pid`")?;
         let tid = i64_of(v, "tid").ok_or("a call line without `tid`")?;

@@ -7,7 +7,7 @@ use std::process::Command;
 
 use serde_json::{json, Value};
 
-use crate::support::{data_dir, guest_trace};
+use crate::support::{data_dir, guest_rings, guest_trace};
 
 /// A scratch directory for one test.
 struct Scratch(PathBuf);
@@ -340,6 +340,44 @@ fn bad_input_exits_2() {
     let d = diff(&a, &garbage, &[]);
     assert_eq!(d.code, Some(2));
     assert!(d.stderr.contains("garbage:1"), "{}", d.stderr);
+}
+
+/// `reader diff` reads the full schema: a compact run (`reader show
+/// --json-schema compact`) is refused with a message that says so, and
+/// the same run in the full schema is equal to its golden JSON.
+#[test]
+fn compact_json_is_refused_with_a_clear_error() {
+    let tmp = Scratch::new("compact");
+    let expected = data_dir().join("guest/basic/expected.jsonl");
+    for schema in ["compact", "full"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_reader"))
+            .args([
+                "show",
+                "--no-summary",
+                "--format",
+                "json",
+                "--json-schema",
+                schema,
+            ])
+            .args(guest_rings("basic"))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let path = tmp.0.join(format!("{schema}.jsonl"));
+        std::fs::write(&path, &out.stdout).unwrap();
+        let d = diff(&expected, &path, &[]);
+        if schema == "full" {
+            assert_eq!(d.code, Some(0), "{}", d.stderr);
+        } else {
+            assert_eq!(d.code, Some(2));
+            assert!(
+                d.stderr.contains("compact.jsonl:1")
+                    && d.stderr.contains("reads the full JSON schema"),
+                "{}",
+                d.stderr
+            );
+        }
+    }
 }
 
 /// A trace file of the guest's `basic` run, against that run's JSON.

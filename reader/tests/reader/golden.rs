@@ -13,12 +13,15 @@ use std::path::Path;
 use std::process::Command;
 
 use antinomie_abi as abi;
-use antinomie_reader::call::CALL_FIELDS;
-use antinomie_reader::decode::PmuTypes;
-use antinomie_reader::output::Format;
+use antinomie_reader::call::{CALL_FIELDS, COMPACT_ATTR_KEY, COMPACT_OMITTED};
+use antinomie_reader::decode::{PmuTypes, ATTR_KEY_PREFIX, ATTR_MEMBERS};
+use antinomie_reader::filter;
+use antinomie_reader::output::{Format, JsonSchema};
 use antinomie_reader::trace::{self, TraceHeader, TraceWriter};
 
-use crate::support::{data_dir, golden, run_images, scenario_images, show_images, updating};
+use crate::support::{
+    data_dir, golden, run_images, scenario_images, show_images, show_images_json, updating,
+};
 
 fn read_images(dir: &Path) -> Vec<Vec<u8>> {
     let mut paths: Vec<_> = std::fs::read_dir(dir)
@@ -61,6 +64,99 @@ fn golden_images_decode_to_the_golden_output() {
             assert_eq!(live, out, "{rel}: live and show differ");
         }
     }
+}
+
+/// Whether a JSON value carries no information in the compact schema:
+/// zero, `false`, or (in the full line) `null`.
+fn is_zero(v: &serde_json::Value) -> bool {
+    v.is_null() || v.as_u64() == Some(0) || v.as_i64() == Some(0) || v == false
+}
+
+/// The compact line's attr object checked against the full line's: every
+/// member it has, with the same value; every member it lacks, zero or
+/// absent in the full one.
+fn check_compact_attr(
+    at: &str,
+    compact: &serde_json::Map<String, serde_json::Value>,
+    full: Option<&serde_json::Map<String, serde_json::Value>>,
+) {
+    let empty = serde_json::Map::new();
+    let full = full.unwrap_or(&empty);
+    for (k, v) in compact {
+        assert!(
+            ATTR_MEMBERS.iter().any(|m| m.name == k),
+            "{at}: {k} is no attr member"
+        );
+        assert!(!is_zero(v), "{at}: {k} = {v} is zero");
+        assert_eq!(full.get(k), Some(v), "{at}: {k} differs from the full line");
+    }
+    for (k, v) in full {
+        if !compact.contains_key(k) {
+            assert!(is_zero(v), "{at}: {k} = {v} left out but not zero");
+        }
+    }
+}
+
+/// The compact schema against the full one, call by call, on every golden
+/// input: each key of a compact line is a filter field name with the full
+/// line's value; each full key left out is null, one of
+/// `COMPACT_OMITTED` (whose source key is there when it is non-null), or
+/// an attr member that is zero.
+#[test]
+fn compact_json_leaves_out_only_what_is_null_zero_or_duplicated() {
+    let mut dirs = vec![data_dir().join("synthetic")];
+    if let Ok(guest) = std::fs::read_dir(data_dir().join("guest")) {
+        dirs.extend(guest.map(|e| e.unwrap().path()).filter(|p| p.is_dir()));
+    }
+    let mut attr_members_left_out = 0;
+    for dir in dirs {
+        let images = read_images(&dir);
+        let full = show_images_json(&images, JsonSchema::Full, &PmuTypes::none());
+        let compact = show_images_json(&images, JsonSchema::Compact, &PmuTypes::none());
+        assert_eq!(full.lines().count(), compact.lines().count());
+        assert!(compact.len() < full.len());
+        for (n, (f, c)) in full.lines().zip(compact.lines()).enumerate() {
+            let at = format!("{}:{}", dir.display(), n + 1);
+            let f: serde_json::Value = serde_json::from_str(f).unwrap();
+            let c: serde_json::Value = serde_json::from_str(c).unwrap();
+            if f["event"] == "lost" {
+                assert_eq!(f, c, "{at}: LOST lines are the same in both schemas");
+                continue;
+            }
+            let (f, c) = (f.as_object().unwrap(), c.as_object().unwrap());
+            let full_attr = f[COMPACT_ATTR_KEY].as_object();
+            let mut flat_attr = serde_json::Map::new();
+            for (k, v) in c {
+                assert!(filter::field(k).is_some(), "{at}: {k} is no filter field");
+                if let Some(member) = k.strip_prefix(ATTR_KEY_PREFIX) {
+                    flat_attr.insert(member.to_owned(), v.clone());
+                } else if k == "arg0.kernel_attr" {
+                    let kernel = v.as_object().unwrap();
+                    check_compact_attr(&at, kernel, f[k].as_object());
+                } else {
+                    assert!(!v.is_null(), "{at}: {k} is null");
+                    assert_eq!(f.get(k), Some(v), "{at}: {k} differs");
+                }
+            }
+            check_compact_attr(&at, &flat_attr, full_attr);
+            attr_members_left_out += full_attr.map_or(0, |a| a.len() - flat_attr.len());
+            for (k, v) in f {
+                if c.contains_key(k) || v.is_null() || k == COMPACT_ATTR_KEY {
+                    continue;
+                }
+                let (_, source) = COMPACT_OMITTED
+                    .iter()
+                    .find(|(omitted, _)| omitted == k)
+                    .unwrap_or_else(|| panic!("{at}: {k} = {v} left out"));
+                assert!(
+                    c.contains_key(*source) || *source == COMPACT_ATTR_KEY,
+                    "{at}: {k} left out, and {source} too"
+                );
+            }
+        }
+    }
+    // The golden input has attrs with zero members: the check above ran.
+    assert!(attr_members_left_out > 0);
 }
 
 #[test]

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use antinomie_abi as abi;
 use antinomie_reader::decode::PmuTypes;
-use antinomie_reader::output::{Format, WriterSink};
+use antinomie_reader::output::{Format, JsonSchema, WriterSink};
 use antinomie_reader::pipeline::{self, Assembler, Mode, Recorder, Summary};
 use antinomie_reader::ring::{ImageRing, RingConsumer};
 use antinomie_reader::trace::{TraceHeader, TraceWriter};
@@ -101,6 +101,21 @@ pub fn show_images(images: &[Vec<u8>], format: Format, pmus: &PmuTypes) -> (Stri
     let mut sink = WriterSink::new(Vec::new(), format, pmus.clone(), false);
     let summary = pipeline::replay(msgs, Assembler::new(&cpus, 0, &mut sink)).unwrap();
     (String::from_utf8(sink.into_inner()).unwrap(), summary)
+}
+
+/// [`show_images`] as JSON Lines in `schema`.
+pub fn show_images_json(images: &[Vec<u8>], schema: JsonSchema, pmus: &PmuTypes) -> String {
+    let rings: Vec<ImageRing> = images
+        .iter()
+        .map(|i| ImageRing::from_bytes(i.clone()).unwrap())
+        .collect();
+    let mut cpus: Vec<u32> = rings.iter().map(|r| r.meta().cpu).collect();
+    cpus.sort_unstable();
+    let msgs = pipeline::drain_once(rings);
+    let mut sink =
+        WriterSink::new(Vec::new(), Format::Json, pmus.clone(), false).with_json_schema(schema);
+    pipeline::replay(msgs, Assembler::new(&cpus, 0, &mut sink)).unwrap();
+    String::from_utf8(sink.into_inner()).unwrap()
 }
 
 /// Decodes ring images with the threaded live pipeline (one drain thread
