@@ -74,25 +74,25 @@ impl<'s> Assembler<'s> {
     ///
     /// # Errors
     /// An output error (including `BrokenPipe`).
-    pub fn push(&mut self, msg: DrainMsg) -> io::Result<()> {
+    pub fn push(&mut self, msg: &DrainMsg) -> io::Result<()> {
         match msg {
             DrainMsg::Records { cpu, bytes } => {
-                if let Some(bad) = self.merger.push_records(cpu, &bytes) {
+                if let Some(bad) = self.merger.push_records(*cpu, bytes) {
                     self.corrupt(&bad);
                 }
             }
-            DrainMsg::Idle { cpu, time_ns } => self.merger.idle(cpu, time_ns),
-            DrainMsg::Corrupt(bad) => self.corrupt(&bad),
+            DrainMsg::Idle { cpu, time_ns } => self.merger.idle(*cpu, *time_ns),
+            DrainMsg::Corrupt(bad) => self.corrupt(bad),
             DrainMsg::Done {
                 cpu,
                 start_pos,
                 counters,
                 ..
             } => {
-                let c = self.summary.cpus.entry(cpu).or_default();
-                c.counters = Some(counters);
-                c.start_pos = Some(start_pos);
-                self.merger.done(cpu);
+                let c = self.summary.cpus.entry(*cpu).or_default();
+                c.counters = Some(*counters);
+                c.start_pos = Some(*start_pos);
+                self.merger.done(*cpu);
                 self.live = self.live.saturating_sub(1);
             }
         }

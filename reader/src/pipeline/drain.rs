@@ -44,18 +44,48 @@ pub fn monotonic_ns() -> u64 {
     u64::try_from(ts.tv_sec).unwrap_or(0) * 1_000_000_000 + u64::try_from(ts.tv_nsec).unwrap_or(0)
 }
 
+/// Batch buffers the assembler is done with, back to the drain threads:
+/// a drain pass reuses one instead of growing a new `Vec`.
+#[derive(Clone)]
+struct Buffers {
+    give: Sender<Vec<u8>>,
+    take: Receiver<Vec<u8>>,
+}
+
+impl Buffers {
+    fn new(n: usize) -> Self {
+        let (give, take) = crossbeam_channel::bounded(n);
+        Buffers { give, take }
+    }
+
+    /// An empty buffer, reused if one came back.
+    fn take(&self) -> Vec<u8> {
+        let mut b = self.take.try_recv().unwrap_or_default();
+        b.clear();
+        b
+    }
+
+    /// Returns a buffer (dropped if enough are waiting).
+    fn give(&self, b: Vec<u8>) {
+        let _ = self.give.try_send(b);
+    }
+}
+
 fn drain_pass<M: RingMemory>(
     ring: &mut RingConsumer<M>,
     tx: &Sender<DrainMsg>,
+    buffers: &Buffers,
     idle: bool,
 ) -> bool {
     let cpu = ring.cpu();
     let now = monotonic_ns();
-    let mut bytes = Vec::new();
+    let mut bytes = buffers.take();
     let mut errors = Vec::new();
     ring.drain_into(&mut bytes, &mut errors);
     let mut ok = true;
-    if !bytes.is_empty() {
+    if bytes.is_empty() {
+        buffers.give(bytes);
+    } else {
         ok &= tx.send(DrainMsg::Records { cpu, bytes }).is_ok();
     }
     for e in errors {
@@ -71,19 +101,20 @@ fn drain_thread<M: RingMemory>(
     mut ring: RingConsumer<M>,
     ticks: Option<(Receiver<Tick>, Sender<()>)>,
     tx: &Sender<DrainMsg>,
+    buffers: &Buffers,
 ) {
     let cpu = ring.cpu();
     let start_pos = ring.position();
     if let Some((ticks, acks)) = ticks {
         loop {
             let tick = ticks.recv().unwrap_or(Tick::Stop);
-            let sent = drain_pass(&mut ring, tx, tick == Tick::Drain);
+            let sent = drain_pass(&mut ring, tx, buffers, tick == Tick::Drain);
             if !sent || tick == Tick::Stop || acks.send(()).is_err() {
                 break;
             }
         }
     } else {
-        drain_pass(&mut ring, tx, false);
+        drain_pass(&mut ring, tx, buffers, false);
     }
     let _ = tx.send(DrainMsg::Done {
         cpu,
@@ -159,10 +190,12 @@ pub fn run<M: RingMemory + Send>(
     let (tx, rx) = crossbeam_channel::bounded::<DrainMsg>(256);
     let (ack_tx, ack_rx) = crossbeam_channel::unbounded::<()>();
     let (stop_tx, stop_rx) = crossbeam_channel::bounded::<()>(1);
+    let buffers = Buffers::new(2 * rings.len());
     let outcome = thread::scope(|s| {
         let mut tick_txs = Vec::new();
         for ring in rings {
             let tx = tx.clone();
+            let buffers = buffers.clone();
             let ticks = if matches!(mode, Mode::Follow(_)) {
                 let (ttx, trx) = crossbeam_channel::bounded::<Tick>(1);
                 tick_txs.push(ttx);
@@ -172,7 +205,7 @@ pub fn run<M: RingMemory + Send>(
             };
             thread::Builder::new()
                 .name(format!("drain-cpu{}", ring.cpu()))
-                .spawn_scoped(s, move || drain_thread(ring, ticks, &tx))
+                .spawn_scoped(s, move || drain_thread(ring, ticks, &tx, &buffers))
                 .map_err(|e| io::Error::other(format!("spawning a drain thread: {e}")))?;
         }
         drop(tx);
@@ -192,9 +225,12 @@ pub fn run<M: RingMemory + Send>(
                     break;
                 }
             }
-            if let Err(e) = assembler.push(msg) {
+            if let Err(e) = assembler.push(&msg) {
                 result = Err(e);
                 break;
+            }
+            if let DrainMsg::Records { bytes, .. } = msg {
+                buffers.give(bytes);
             }
             if assembler.all_done() {
                 break;
@@ -238,7 +274,7 @@ pub fn replay<I: IntoIterator<Item = DrainMsg>>(
 ) -> io::Result<Summary> {
     let mut outcome = Ok(());
     for msg in msgs {
-        outcome = assembler.push(msg);
+        outcome = assembler.push(&msg);
         if outcome.is_err() {
             break;
         }
@@ -259,8 +295,9 @@ pub fn replay<I: IntoIterator<Item = DrainMsg>>(
 #[must_use]
 pub fn drain_once<M: RingMemory>(rings: Vec<M>) -> Vec<DrainMsg> {
     let (tx, rx) = crossbeam_channel::unbounded();
+    let buffers = Buffers::new(0);
     for mem in rings {
-        drain_thread(RingConsumer::new(mem), None, &tx);
+        drain_thread(RingConsumer::new(mem), None, &tx, &buffers);
     }
     drop(tx);
     rx.into_iter().collect()

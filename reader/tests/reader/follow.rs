@@ -201,9 +201,9 @@ fn a_long_lossy_follow_run_stays_bounded_and_exact() {
                 assert!(errors.is_empty(), "{errors:?}");
                 let cpu = c.cpu();
                 if !bytes.is_empty() {
-                    asm.push(DrainMsg::Records { cpu, bytes }).unwrap();
+                    asm.push(&DrainMsg::Records { cpu, bytes }).unwrap();
                 }
-                asm.push(DrainMsg::Idle { cpu, time_ns: now }).unwrap();
+                asm.push(&DrainMsg::Idle { cpu, time_ns: now }).unwrap();
             }
             let (pending, ranges) = asm.held();
             max_pending = max_pending.max(pending);
@@ -343,7 +343,7 @@ fn a_long_lossy_follow_run_stays_bounded_and_exact() {
     }
     drain(&mut consumers, &mut asm, now + 10_000);
     for c in consumers {
-        asm.push(DrainMsg::Done {
+        asm.push(&DrainMsg::Done {
             cpu: c.cpu(),
             start_pos: 0,
             counters: c.counters(),
