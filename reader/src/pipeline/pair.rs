@@ -23,12 +23,14 @@
 //!
 //! A call is printed as unfinished **as soon as both are known**: at the
 //! LOST record for a call whose thread already moved on, at the thread's
-//! next ENTRY for a call a LOST record already covered. A call whose
-//! thread moved on while no LOST record covers it yet (its EXIT was
-//! dropped on a ring that has written nothing since, so its LOST record is
-//! still to come) is printed unmarked after [`Limits::horizon_ns`] of
-//! record time. Everything else (a call still running, or the last call of
-//! a thread that made no other) stays pending until its EXIT or the end.
+//! next ENTRY for a call a LOST record already covered. (For a thread
+//! that stays on one CPU the LOST record always comes first: the kernel
+//! writes it before the ring's next record.) Everything else waits until
+//! its EXIT, its LOST record or the end: a call still running, the last
+//! call of a thread that made no other, and a call whose EXIT was dropped
+//! on a ring that has written nothing since (its LOST record is owed; it
+//! is not printed unmarked early, since the LOST record would then
+//! contradict the line).
 //!
 //! # Bounds
 //!
@@ -49,8 +51,6 @@
 //! `call_id` (foldhash); a LOST record scans the pending ENTRYs, which are
 //! few (calls in flight), at most [`Limits::max_pending`].
 
-use std::collections::VecDeque;
-
 use antinomie_abi as abi;
 
 use crate::call::{Call, CallState};
@@ -70,18 +70,13 @@ pub enum Event {
 pub struct Limits {
     /// Pending ENTRYs kept at most.
     pub max_pending: usize,
-    /// How long (record time, ns) a call whose thread moved on waits for
-    /// the LOST record of its EXIT before it is printed unmarked.
-    pub horizon_ns: u64,
 }
 
 impl Default for Limits {
-    /// 16 384 pending ENTRYs (a few MB: each holds its captured attr), a
-    /// horizon of 10 s.
+    /// 16 384 pending ENTRYs (a few MB: each holds its captured attr).
     fn default() -> Self {
         Limits {
             max_pending: 16_384,
-            horizon_ns: 10_000_000_000,
         }
     }
 }
@@ -130,9 +125,6 @@ pub struct Pairer {
     threads: foldhash::HashMap<(u32, u32), u64>,
     /// LOST ranges an ENTRY not yet seen may still be in.
     recent_lost: Vec<LostRange>,
-    /// (when, call id) of calls whose thread moved on, not yet covered by
-    /// a LOST record, in the order they ended.
-    ended: VecDeque<(u64, u64)>,
     /// The latest record time seen: the merge's position.
     now: u64,
     limits: Limits,
@@ -152,7 +144,6 @@ impl Pairer {
         Pairer {
             limits: Limits {
                 max_pending: limits.max_pending.max(1),
-                ..limits
             },
             ..Self::default()
         }
@@ -178,7 +169,7 @@ impl Pairer {
 
     /// Takes one record in time order; appends the events it completes.
     pub fn push(&mut self, rec: Record, out: &mut Vec<Event>) {
-        self.advance(rec.header().time_ns, out);
+        self.advance(rec.header().time_ns);
         match rec {
             Record::Entry(e) => self.entry(e, out),
             Record::Exit(x) => {
@@ -208,25 +199,12 @@ impl Pairer {
         }
     }
 
-    /// Moves the merge's position to `time_ns`: forgets the LOST ranges no
-    /// ENTRY can be in any more, and prints the calls whose thread moved
-    /// on longer than the horizon ago.
-    fn advance(&mut self, time_ns: u64, out: &mut Vec<Event>) {
+    /// Moves the merge's position to `time_ns`, and forgets the LOST
+    /// ranges no ENTRY can be in any more.
+    fn advance(&mut self, time_ns: u64) {
         self.now = self.now.max(time_ns);
         let now = self.now;
         self.recent_lost.retain(|r| r.last_time_ns >= now);
-        let mut expired = Vec::new();
-        while let Some(&(when, id)) = self.ended.front() {
-            if now.saturating_sub(when) <= self.limits.horizon_ns {
-                break;
-            }
-            self.ended.pop_front();
-            // Gone already if it was covered (and printed) or evicted.
-            if self.pending.get(&id).is_some_and(|p| p.ended) {
-                expired.push(id);
-            }
-        }
-        self.settle(expired, out);
     }
 
     fn entry(&mut self, e: EntryRecord, out: &mut Vec<Event>) {
@@ -263,7 +241,6 @@ impl Pairer {
             self.settle(vec![id], out);
         } else {
             p.ended = true;
-            self.ended.push_back((self.now, id));
         }
     }
 
@@ -329,7 +306,6 @@ impl Pairer {
     /// order.
     pub fn finish(&mut self) -> Vec<Event> {
         self.threads.clear();
-        self.ended.clear();
         self.recent_lost.clear();
         let mut left: Vec<Pending> = self.pending.drain().map(|(_, p)| p).collect();
         left.sort_by_key(order);
@@ -520,28 +496,23 @@ mod tests {
     }
 
     #[test]
-    fn an_uncovered_call_whose_thread_moved_on_waits_for_the_horizon() {
-        let mut p = Pairer::with_limits(Limits {
-            max_pending: 100,
-            horizon_ns: 1_000,
-        });
+    fn an_uncovered_call_whose_thread_moved_on_waits_for_its_lost_record() {
+        let mut p = Pairer::new();
         let mut out = Vec::new();
         p.push(entry(10, 100, 7), &mut out);
         p.push(entry(11, 200, 7), &mut out);
-        p.push(exit(11, 1_100, 0), &mut out);
+        p.push(exit(11, 300, 0), &mut out);
+        // However long the ring that dropped its EXIT stays silent.
+        p.push(entry(12, 1_000_000_000_000, 8), &mut out);
         assert_eq!(calls(&out), vec![(11, Complete, false)]);
         out.clear();
-        p.push(entry(12, 1_201, 8), &mut out);
-        assert_eq!(calls(&out), vec![(10, Unfinished, false)]);
-        assert_eq!(p.pending(), 1);
+        p.push(lost(10, 10, 150, 1_000_000_000_001), &mut out);
+        assert_eq!(calls(&out), vec![(10, Unfinished, true)]);
     }
 
     #[test]
     fn the_cap_evicts_covered_calls_first_then_the_oldest() {
-        let mut p = Pairer::with_limits(Limits {
-            max_pending: 8,
-            horizon_ns: u64::MAX,
-        });
+        let mut p = Pairer::with_limits(Limits { max_pending: 8 });
         let mut out = Vec::new();
         for id in 1..=6 {
             p.push(entry(id, id, u32::try_from(id).unwrap()), &mut out);
@@ -579,7 +550,7 @@ mod tests {
             let id = 1 + 3 * i;
             p.push(entry(id, 10 * id, 1), &mut out);
             p.push(lost(id, id + 2, 10 * id + 20, 10 * id + 25), &mut out);
-            assert!(p.pending() <= 2 && p.lost_ranges() <= 1 && p.ended.len() <= 1);
+            assert!(p.pending() <= 2 && p.lost_ranges() <= 1);
             for c in calls(&out) {
                 assert_eq!(c.1, Unfinished);
                 assert!(c.2, "{c:?}");
