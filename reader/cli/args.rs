@@ -130,6 +130,12 @@ pub(crate) struct LiveArgs {
     /// How long a record may wait for slower rings, in --follow mode.
     #[arg(long, value_name = "MS", default_value_t = 50)]
     pub(crate) reorder_window_ms: u64,
+    /// In --follow mode, wake up once a ring holds this many unread bytes
+    /// (the device's `poll()` watermark; put back on exit). 0: a sixteenth
+    /// of a ring, at most 64 KiB. The poll timeout bounds how long fewer
+    /// bytes wait.
+    #[arg(long, value_name = "BYTES", default_value_t = 0)]
+    pub(crate) wake_bytes: u64,
     /// `poll()` timeout in --follow mode, so that idle rings let output flow.
     #[arg(long, value_name = "MS", default_value_t = 100)]
     pub(crate) poll_timeout_ms: u64,

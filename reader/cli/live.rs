@@ -97,6 +97,18 @@ pub(crate) fn live(
         }
         None => None,
     };
+    if args.follow {
+        // One wake-up per batch rather than per record: under load a pass
+        // then drains many records for its fixed cost (poll, waking every
+        // drain thread, channel hand-offs).
+        let data_size = dev.info().data_size;
+        let bytes = match args.wake_bytes {
+            0 => (data_size / 16).clamp(1, 64 * 1024),
+            n => n.min(data_size),
+        };
+        dev.set_watermark(bytes)?;
+        tracing::info!("poll() watermark: {bytes} bytes");
+    }
     let mode = if args.follow {
         Mode::Follow(Box::new(
             dev.waker(Duration::from_millis(args.poll_timeout_ms))?,
