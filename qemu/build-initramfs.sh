@@ -59,8 +59,12 @@ for b in "${RUST_GUEST_BINS[@]}"; do bin_args+=(--bin "$b"); done
 (cd "$ANTINOMIE_ROOT" && RUSTFLAGS="-C target-feature=+crt-static" \
 	cargo build -q --release --locked --target "$RUST_TARGET" "${bin_args[@]}") ||
 	die "cargo build of the guest binaries failed"
+# Cargo put them in CARGO_TARGET_DIR when set (relative: to the root, where
+# it ran).
+target_dir=${CARGO_TARGET_DIR:-target}
+[[ "$target_dir" = /* ]] || target_dir=$ANTINOMIE_ROOT/$target_dir
 for b in "${RUST_GUEST_BINS[@]}"; do
-	f=${CARGO_TARGET_DIR:-$ANTINOMIE_ROOT/target}/$RUST_TARGET/release/$b
+	f=$target_dir/$RUST_TARGET/release/$b
 	[ -f "$f" ] || die "cargo built no $f"
 	file_is_static "$f" || die "$b is not statically linked"
 	install -m 0755 "$f" "$root/bin/$b"

@@ -11,7 +11,7 @@ use std::time::Duration;
 use antinomie_abi as abi;
 use memmap2::{MmapOptions, MmapRaw};
 use rustix::event::{PollFd, PollFlags};
-use rustix::ioctl::{ioctl, NoArg, Opcode, Updater};
+use rustix::ioctl::{ioctl, NoArg, Opcode, Setter, Updater};
 use rustix::pipe::PipeFlags;
 
 use crate::pipeline::{Tick, Waker};
@@ -27,6 +27,9 @@ pub struct Device {
     file: File,
     path: PathBuf,
     info: abi::Info,
+    /// The watermark to put back on drop, if [`Device::set_watermark`]
+    /// changed it (it is the device's, not this reader's).
+    restore_watermark: Option<u64>,
 }
 
 fn open_error(path: &Path, e: io::Error) -> Error {
@@ -98,6 +101,7 @@ impl Device {
             file,
             path: path.to_path_buf(),
             info,
+            restore_watermark: None,
         })
     }
 
@@ -123,6 +127,32 @@ impl Device {
             .map_err(|e| Error::io("ANTINOMIE_IOC_ENABLE", e.into()))?;
         self.info.flags |= abi::INFO_F_ENABLED;
         Ok(())
+    }
+
+    /// Sets the `poll()` watermark: the device polls readable once some
+    /// ring holds at least `bytes` unread bytes. The previous value is put
+    /// back when the device is dropped.
+    ///
+    /// # Errors
+    /// The ioctl's error (`EINVAL` for 0 or more than `data_size`).
+    pub fn set_watermark(&mut self, bytes: u64) -> Result<(), Error> {
+        self.write_watermark(bytes)?;
+        self.restore_watermark.get_or_insert(self.info.watermark);
+        self.info.watermark = bytes;
+        Ok(())
+    }
+
+    fn write_watermark(&self, bytes: u64) -> Result<(), Error> {
+        // SAFETY: IOC_SET_WATERMARK is _IOW(0xA6, 5, __u64): the kernel
+        // reads one u64 through the pointer rustix passes to a copy of
+        // `bytes`.
+        unsafe {
+            ioctl(
+                &self.file,
+                Setter::<{ opcode(abi::IOC_SET_WATERMARK) }, u64>::new(bytes),
+            )
+        }
+        .map_err(|e| Error::io("ANTINOMIE_IOC_SET_WATERMARK", e.into()))
     }
 
     /// The CPUs that have a ring: `/sys/devices/system/cpu/possible`, or
@@ -251,6 +281,16 @@ impl Device {
             signals: read,
             timeout,
         })
+    }
+}
+
+impl Drop for Device {
+    fn drop(&mut self) {
+        if let Some(old) = self.restore_watermark.take() {
+            if let Err(e) = self.write_watermark(old) {
+                tracing::warn!("could not restore the poll() watermark to {old}: {e}");
+            }
+        }
     }
 }
 

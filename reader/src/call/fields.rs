@@ -375,7 +375,7 @@ pub static CALL_FIELDS: &[CallField] = &[
         key: "exit_maybe_lost",
         ty: FieldType::Bool,
         constants: Constants::None,
-        doc: "unfinished, and its call id is in a LOST record's range",
+        doc: "unfinished, and a LOST record's call id range holds its id, with records dropped at or after its ENTRY's time",
         get: |c| Value::Bool(c.exit_maybe_lost),
     },
 ];

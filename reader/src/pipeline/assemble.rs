@@ -2,7 +2,7 @@
 
 use std::io;
 
-use super::{CallFilter, CpuSummary, DrainMsg, Event, Merger, Pairer, Sink, Summary};
+use super::{CallFilter, CpuSummary, DrainMsg, Event, Limits, Merger, Pairer, Sink, Summary};
 use crate::call::CallState;
 use crate::record::Record;
 use crate::ring::CorruptRecord;
@@ -44,6 +44,19 @@ impl<'s> Assembler<'s> {
             events: Vec::new(),
             live: cpus.len(),
         }
+    }
+
+    /// Bounds the pairing state with these limits instead of the default
+    /// ones (see [`crate::pipeline::Pairer`]); before any message.
+    pub fn set_limits(&mut self, limits: Limits) {
+        self.pairer = Pairer::with_limits(limits);
+    }
+
+    /// ENTRYs waiting for their EXIT now, and LOST ranges held: the
+    /// pairing state, bounded by its [`Limits`].
+    #[must_use]
+    pub fn held(&self) -> (usize, usize) {
+        (self.pairer.pending(), self.pairer.lost_ranges())
     }
 
     /// Outputs only the calls `filter` accepts.
@@ -153,6 +166,9 @@ impl<'s> Assembler<'s> {
     pub fn finish(mut self) -> (Summary, io::Result<()>) {
         let result = self.finish_output();
         self.summary.late = self.merger.late();
+        let pairing = self.pairer.stats();
+        self.summary.settled_early = pairing.settled_early;
+        self.summary.evicted = pairing.evicted;
         (self.summary, result)
     }
 

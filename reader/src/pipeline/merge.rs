@@ -261,4 +261,13 @@ mod tests {
         assert!(out.windows(2).all(|w| w[0] <= w[1]), "not sorted");
         assert_eq!(m.late(), 0);
     }
+
+    #[test]
+    fn flush_empties_the_merger() {
+        let mut m = Merger::new(&[0, 1], 10);
+        assert!(m.pop(false).is_none());
+        m.done(0);
+        m.done(1);
+        assert!(m.pop(true).is_none());
+    }
 }

@@ -48,7 +48,7 @@ use crate::ring::{ConsumerStats, CorruptRecord, RingCounters};
 pub use assemble::Assembler;
 pub use drain::{drain_once, monotonic_ns, replay, run, Mode, Recorder, Tick, Waker};
 pub use merge::Merger;
-pub use pair::{Event, Pairer};
+pub use pair::{Event, Limits, PairStats, Pairer};
 pub use summary::{CpuSummary, Summary};
 
 /// Default reordering window: 50 ms.

@@ -60,6 +60,12 @@ pub struct Summary {
     pub unfinished: u64,
     /// ... of which the EXIT may have been lost.
     pub unfinished_maybe_lost: u64,
+    /// ... printed before the end: their thread moved on and a LOST
+    /// record covered them, or the pending cap evicted them.
+    pub settled_early: u64,
+    /// ... evicted by the pending cap (their EXIT may still come, as an
+    /// EXIT without ENTRY).
+    pub evicted: u64,
     /// EXIT flagged `ENTRY_LOST`.
     pub entry_lost: u64,
     /// EXIT without ENTRY, not flagged.
@@ -94,12 +100,20 @@ impl Summary {
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "summary: {} calls ({} complete, {} unfinished{}, {} entry lost, {} entry missing){}; {} records lost{}",
+            "summary: {} calls ({} complete, {} unfinished{}{}, {} entry lost, {} entry missing){}; {} records lost{}",
             self.calls(),
             self.complete,
             self.unfinished,
             if self.unfinished_maybe_lost > 0 {
                 format!(" ({} may have lost their exit)", self.unfinished_maybe_lost)
+            } else {
+                String::new()
+            },
+            if self.evicted > 0 {
+                format!(
+                    " ({} printed early by the pending cap: an exit may follow as entry missing)",
+                    self.evicted
+                )
             } else {
                 String::new()
             },

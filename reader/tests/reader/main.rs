@@ -4,6 +4,8 @@
 //! * `cli`: the binary's strace-like options (`-o`, `-p`, `--tid`, `-t`, `-r`).
 //! * `pipeline`: cross-CPU pairing, unfinished calls, LOST records, the
 //!   summary's produced = consumed + lost check.
+//! * `follow`: a long `--follow` run over lossy rings: bounded pairing
+//!   state, every call printed once, exact loss accounting.
 //! * `decode`: the attr table against the real uapi header, every member
 //!   at every `PERF_ATTR_SIZE_VER*` boundary, unknown bits.
 //! * `golden`: golden ring images and their byte-exact text and JSON
@@ -24,6 +26,7 @@ mod cli;
 mod decode;
 mod diff;
 mod filter;
+mod follow;
 mod fuzz;
 mod golden;
 mod pipeline;

@@ -646,9 +646,10 @@ fn compare(
     } = Works::read(workload)?;
     let lines = read_jsonl(reader)?;
     let mut tally = Tally::default();
-    // LOST lines first: their call id ranges say which unfinished calls
-    // may have lost their EXIT.
-    let mut lost_ranges: Vec<(u64, u64)> = Vec::new();
+    // LOST lines first: their call id ranges, with the time of the last
+    // record they dropped, say which unfinished calls may have lost their
+    // EXIT (an EXIT is not earlier than its ENTRY).
+    let mut lost_ranges: Vec<(u64, u64, u64)> = Vec::new();
     let mut lost_by_cpu: BTreeMap<u64, u64> = BTreeMap::new();
     let mut lost_total = 0u64;
     for (i, v) in lines.iter().enumerate() {
@@ -673,7 +674,11 @@ fn compare(
             }
             lost_total += sum;
             *lost_by_cpu.entry(n("cpu")).or_default() += sum;
-            lost_ranges.push((n("lost.min_call_id"), n("lost.max_call_id")));
+            lost_ranges.push((
+                n("lost.min_call_id"),
+                n("lost.max_call_id"),
+                n("lost.last_time_ns"),
+            ));
             if !lossy_lines {
                 tally.fail(format!(
                     "reader line {}: a LOST record where nothing may be lost: {v}",
@@ -735,10 +740,11 @@ fn compare(
             continue;
         }
         matched[idx] = Some((call_id, u("time_ns").unwrap_or(0)));
+        let time_ns = u("time_ns").unwrap_or(0);
         let maybe_lost = state == State::Unfinished
             && lost_ranges
                 .iter()
-                .any(|&(lo, hi)| (lo..=hi).contains(&call_id));
+                .any(|&(lo, hi, last)| (lo..=hi).contains(&call_id) && time_ns <= last);
         match derive(w, state, maybe_lost, &pmus) {
             Ok(d) => compare_line(&who, &d, obj, &mut tally, verbose),
             Err(why) => tally.fail(format!("{who}: cannot derive the expectation: {why}")),

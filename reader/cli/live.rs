@@ -1,0 +1,150 @@
+//! The live reader (`reader`, `reader --follow`), `reader dump-rings`, and
+//! the line sink every command that prints calls shares.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+
+use antinomie_abi as abi;
+use antinomie_reader::decode::PmuTypes;
+use antinomie_reader::device::Device;
+use antinomie_reader::filter::Filter;
+use antinomie_reader::output::WriterSink;
+use antinomie_reader::pipeline::{self, Assembler, Mode, Recorder, Summary};
+use antinomie_reader::ring::RingConsumer;
+use antinomie_reader::trace::{TraceHeader, TraceWriter};
+
+use crate::args::{CommonArgs, LiveArgs};
+
+/// The sink of the text or JSON lines: stdout, or the `-o` file.
+/// `realtime_offset_ns` (`CLOCK_REALTIME` − `CLOCK_MONOTONIC`) is what
+/// `-t`, `-tt` and `-ttt` need.
+pub(crate) fn line_sink(
+    common: &CommonArgs,
+    pmus: PmuTypes,
+    follow: bool,
+    realtime_offset_ns: Option<i64>,
+) -> Result<WriterSink<BufWriter<Box<dyn Write>>>> {
+    let style = common.time_style()?;
+    let offset = match (style.needs_wall_clock(), realtime_offset_ns) {
+        (false, _) => 0,
+        (true, Some(offset)) => offset,
+        (true, None) => bail!(
+            "-t, -tt and -ttt need the wall clock of the recording, which ring images \
+             and traces of older readers do not hold (-r and the default time work)"
+        ),
+    };
+    let out: Box<dyn Write> = match &common.output {
+        Some(path) => {
+            Box::new(File::create(path).with_context(|| format!("creating {}", path.display()))?)
+        }
+        None => Box::new(io::stdout()),
+    };
+    Ok(WriterSink::new(
+        BufWriter::with_capacity(64 * 1024, out),
+        common.format.into(),
+        pmus,
+        follow,
+    )
+    .with_json_schema(common.json_schema.into())
+    .with_time_style(style, offset))
+}
+
+/// `CLOCK_REALTIME` − `CLOCK_MONOTONIC` now, in ns: turns record times
+/// into wall-clock times.
+pub(crate) fn realtime_offset_ns() -> i64 {
+    let ns = |t: rustix::time::Timespec| t.tv_sec * 1_000_000_000 + t.tv_nsec;
+    let mono = ns(rustix::time::clock_gettime(
+        rustix::time::ClockId::Monotonic,
+    ));
+    let real = ns(rustix::time::clock_gettime(rustix::time::ClockId::Realtime));
+    real - mono
+}
+
+pub(crate) fn live(
+    args: &LiveArgs,
+    common: &CommonArgs,
+    filter: Option<Filter>,
+) -> Result<Summary> {
+    let mut dev = Device::open(&args.device)?;
+    if args.enable && !dev.enabled() {
+        dev.enable()?;
+        tracing::info!("capture enabled");
+    } else if !dev.enabled() {
+        tracing::warn!("capture is off: showing what the rings hold (--enable switches it on)");
+    }
+    let cpus = dev.possible_cpus(&args.sysfs);
+    let mut rings = Vec::new();
+    for &cpu in &cpus {
+        rings.push(RingConsumer::new(dev.map_ring(cpu)?));
+    }
+    let pmus = PmuTypes::from_sysfs(&args.sysfs);
+    let window_ns = args.reorder_window_ms.saturating_mul(1_000_000);
+    let realtime_offset_ns = realtime_offset_ns();
+    let mut writer = match &args.write {
+        Some(path) => {
+            let f = File::create(path).with_context(|| format!("creating {}", path.display()))?;
+            let header = TraceHeader {
+                abi_version: abi::ABI_VERSION,
+                window_ns,
+                cpus: cpus.clone(),
+                pmus: pmus.clone(),
+                realtime_offset_ns: Some(realtime_offset_ns),
+            };
+            Some(TraceWriter::new(BufWriter::new(f), &header).context("writing the trace header")?)
+        }
+        None => None,
+    };
+    if args.follow {
+        // One wake-up per batch rather than per record: under load a pass
+        // then drains many records for its fixed cost (poll, waking every
+        // drain thread, channel hand-offs).
+        let data_size = dev.info().data_size;
+        let bytes = match args.wake_bytes {
+            0 => (data_size / 16).clamp(1, 64 * 1024),
+            n => n.min(data_size),
+        };
+        dev.set_watermark(bytes)?;
+        tracing::info!("poll() watermark: {bytes} bytes");
+    }
+    let mode = if args.follow {
+        Mode::Follow(Box::new(
+            dev.waker(Duration::from_millis(args.poll_timeout_ms))?,
+        ))
+    } else {
+        Mode::Once
+    };
+    let mut sink = line_sink(common, pmus.clone(), args.follow, Some(realtime_offset_ns))?;
+    let mut assembler = Assembler::new(&cpus, window_ns, &mut sink);
+    if let Some(f) = filter {
+        assembler.set_filter(Box::new(f.with_pmus(pmus)));
+    }
+    let summary = pipeline::run(
+        rings,
+        mode,
+        assembler,
+        writer.as_mut().map(|w| w as &mut dyn Recorder),
+    )
+    .context("writing the output")?;
+    if let Some(w) = writer {
+        w.finish().context("writing the trace file")?;
+    }
+    Ok(summary)
+}
+
+pub(crate) fn dump_rings(dir: &Path, device: &Path, sysfs: &Path) -> Result<()> {
+    let dev = Device::open(device)?;
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    for cpu in dev.possible_cpus(sysfs) {
+        let ring = dev.map_ring(cpu)?;
+        let path = dir.join(format!("cpu{cpu}.ring"));
+        let mut f = File::create(&path).with_context(|| format!("creating {}", path.display()))?;
+        f.write_all(&ring.snapshot())
+            .with_context(|| format!("writing {}", path.display()))?;
+        println!("{}", path.display());
+    }
+    Ok(())
+}
