@@ -220,6 +220,56 @@ struct Call {
 }
 
 impl Call {
+    /// The kind of call and of difference, to sum differences up by.
+    fn class(&self, a: &Outcome, b: &Outcome) -> String {
+        let reads = kernel_reads(self.size);
+        let place = match self.place {
+            Place::Null => "NULL".to_owned(),
+            Place::Guarded { readable } if readable < reads => "guarded, cut short".to_owned(),
+            Place::Guarded { .. } => "guarded".to_owned(),
+            Place::UffdBefore { k } if k <= 4 => "uffd page before, k <= 4".to_owned(),
+            Place::UffdBefore { k } if k <= 8 => "uffd page before, k 5..=8".to_owned(),
+            Place::UffdBefore { .. } => "uffd page before, k > 8".to_owned(),
+            Place::UffdAfter { j } if j == reads => "uffd page after, at the end".to_owned(),
+            Place::UffdAfter { .. } => "uffd page after".to_owned(),
+            Place::Racy { .. } => "racy".to_owned(),
+        };
+        let size = match self.size {
+            0 => "0",
+            1..=63 => "1..=63",
+            64..=136 => "64..=136",
+            137..=4096 => "137..=4096",
+            _ => "> 4096",
+        };
+        let tail = if self.bytes.len() > 136
+            && self.bytes[136..reads.min(self.bytes.len())]
+                .iter()
+                .any(|&b| b != 0)
+        {
+            ", non-zero tail"
+        } else {
+            ""
+        };
+        let what = |x: u64, y: u64, name: &str| {
+            if x == y {
+                String::new()
+            } else {
+                format!(", {name} {x} -> {y}")
+            }
+        };
+        format!(
+            "[{place}, size {size}{tail}: ret {} -> {}{}{}]",
+            a.ret,
+            b.ret,
+            what(a.uffd_faults, b.uffd_faults, "uffd faults"),
+            if a.memory == b.memory {
+                ""
+            } else {
+                ", memory differs"
+            }
+        )
+    }
+
     fn describe(&self) -> String {
         format!(
             "size {} {:?} attr at {:?}, pid {}, cpu {}, group {:?}, flags {:#x}",
@@ -1266,6 +1316,7 @@ fn run(args: &Args) -> Result<bool, String> {
             continue;
         }
         let mut differences = 0usize;
+        let mut classes = std::collections::BTreeMap::<String, usize>::new();
         for (t, (a, b)) in reference.iter().zip(out).enumerate() {
             if a.len() != b.len() {
                 println!(
@@ -1283,9 +1334,6 @@ fn run(args: &Args) -> Result<bool, String> {
                     continue;
                 }
                 differences += 1;
-                if differences > 20 {
-                    continue;
-                }
                 // Draw again up to call k to say what it was.
                 let rng = rng.get_or_insert_with(|| {
                     Rng::new(
@@ -1298,6 +1346,10 @@ fn run(args: &Args) -> Result<bool, String> {
                     drawn += 1;
                 }
                 let call = call.as_ref().expect("drawn");
+                *classes.entry(call.class(x, y)).or_insert(0) += 1;
+                if differences > 20 {
+                    continue;
+                }
                 println!(
                     "campaign: DIFFERENCE thread {t} call {k} ({}): pass 0 ({first_kind:?}) ret {} uffd faults {} memory {:#018x}, pass {i} ({kind:?}) ret {} uffd faults {} memory {:#018x}",
                     call.describe(),
@@ -1309,6 +1361,9 @@ fn run(args: &Args) -> Result<bool, String> {
                     y.memory
                 );
             }
+        }
+        for (class, n) in &classes {
+            println!("campaign: DIFFERENCES {n} x {class}");
         }
         println!(
             "campaign: pass {i} ({kind:?}) vs pass 0 ({first_kind:?}): {differences} differences"
