@@ -7,7 +7,7 @@
 # faults differ between the passes.
 #
 # usage: scripts/campaign.sh [--calls N] [--seed S] [--burst B] [--timeout SECS]
-#                            [--variant V] [--test-break outcome|accounting]
+#                            [--variant V] [--passes off,on] [--test-break outcome|accounting]
 #   --calls N    calls per pass (default 20000, the test command's size);
 #                the full campaign: --calls 1000000 (see README.md)
 #   --burst B    calls per thread between two device changes (default 1000)
@@ -15,13 +15,14 @@
 #   --variant    kernel variant to boot (default: debug; build it first with
 #                scripts/build-kernel.sh debug, and the image with
 #                qemu/build-initramfs.sh)
+#   --passes     the passes, compared with the first (default off,on)
 #   --test-break a check fails on purpose (to see its message); the run
 #                must then fail
 # The console log is $ANTINOMIE_CACHE/campaign-console.log.
 . "$(dirname "$0")/lib.sh"
 cd "$ANTINOMIE_ROOT"
 
-calls=20000 seed=1 burst=1000 timeout_s= variant=debug brk=
+calls=20000 seed=1 burst=1000 timeout_s= variant=debug passes=off,on brk=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--calls) calls=$2; shift ;;
@@ -29,6 +30,7 @@ while [ $# -gt 0 ]; do
 	--burst) burst=$2; shift ;;
 	--timeout) timeout_s=$2; shift ;;
 	--variant) variant=$2; shift ;;
+	--passes) passes=$2; shift ;;
 	--test-break) brk=$2; shift ;;
 	*) die "unknown option $1 (see the header of $0)" ;;
 	esac
@@ -38,7 +40,8 @@ for n in "$calls" "$seed" "$burst"; do
 	[[ $n =~ ^[0-9]+$ ]] || die "--calls, --seed and --burst take a number, not '$n'"
 done
 [ -n "$timeout_s" ] || timeout_s=$((600 + calls / 40))
-append="campaign.seed=$seed campaign.calls=$calls campaign.burst=$burst"
+[[ $passes =~ ^(off|on)(,(off|on))*$ ]] || die "--passes takes off/on, comma-separated, not '$passes'"
+append="campaign.seed=$seed campaign.calls=$calls campaign.burst=$burst campaign.passes=$passes"
 [ -z "$brk" ] || append="$append campaign.break=$brk"
 log=$ANTINOMIE_CACHE/campaign-console.log
 rc=0
