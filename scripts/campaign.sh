@@ -8,6 +8,7 @@
 #
 # usage: scripts/campaign.sh [--calls N] [--seed S] [--burst B] [--timeout SECS]
 #                            [--variant V] [--passes off,on] [--test-break outcome|accounting]
+#                            [--log FILE]
 #   --calls N    calls per pass (default 20000, the test command's size);
 #                the full campaign: --calls 1000000 (see README.md)
 #   --burst B    calls per thread between two device changes (default 1000)
@@ -18,11 +19,12 @@
 #   --passes     the passes, compared with the first (default off,on)
 #   --test-break a check fails on purpose (to see its message); the run
 #                must then fail
-# The console log is $ANTINOMIE_CACHE/campaign-console.log.
+#   --log FILE   the console log (default $ANTINOMIE_CACHE/campaign-console.log)
 . "$(dirname "$0")/lib.sh"
 cd "$ANTINOMIE_ROOT"
 
 calls=20000 seed=1 burst=1000 timeout_s= variant=debug passes=off,on brk=
+log=$ANTINOMIE_CACHE/campaign-console.log
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--calls) calls=$2; shift ;;
@@ -31,6 +33,7 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout_s=$2; shift ;;
 	--variant) variant=$2; shift ;;
 	--passes) passes=$2; shift ;;
+	--log) log=$2; shift ;;
 	--test-break) brk=$2; shift ;;
 	*) die "unknown option $1 (see the header of $0)" ;;
 	esac
@@ -43,7 +46,6 @@ done
 [[ $passes =~ ^(off|on)(,(off|on))*$ ]] || die "--passes takes off/on, comma-separated, not '$passes'"
 append="campaign.seed=$seed campaign.calls=$calls campaign.burst=$burst campaign.passes=$passes"
 [ -z "$brk" ] || append="$append campaign.break=$brk"
-log=$ANTINOMIE_CACHE/campaign-console.log
 rc=0
 qemu/run.sh --quiet --variant "$variant" --scenario campaign --no-kunit --timeout "$timeout_s" \
 	--append "$append" --log "$log" || rc=$?
