@@ -241,10 +241,9 @@ impl Call {
             137..=4096 => "137..=4096",
             _ => "> 4096",
         };
-        let tail = if self.bytes.len() > 136
-            && self.bytes[136..reads.min(self.bytes.len())]
-                .iter()
-                .any(|&b| b != 0)
+        let tail = if reads > 136
+            && self.bytes.len() >= reads
+            && self.bytes[136..reads].iter().any(|&b| b != 0)
         {
             ", non-zero tail"
         } else {
@@ -455,23 +454,51 @@ impl Arena {
         };
         // SAFETY: UFFDIO_API takes a struct uffdio_api.
         unsafe { ioctl_with(fd, uffd::IOC_API, &mut api) }?;
+        let arena = Arena {
+            base,
+            uffd: fd,
+            staging: Arc::new(Mutex::new(vec![0; 2 * PAGE])),
+            faults: Arc::new(AtomicU64::new(0)),
+        };
+        arena.unpopulate()?;
+        Ok(arena)
+    }
+
+    /// Makes U0 and U3 missing again, for the next call's faults: a fresh
+    /// mapping over each, registered again (the guest kernel has no
+    /// `madvise()`: `CONFIG_ADVISE_SYSCALLS` is off in tinyconfig).
+    fn unpopulate(&self) -> Result<(), String> {
         for page in [U0, U3] {
+            let addr = self.page(page);
+            // SAFETY: replaces one page of this thread's own arena, which
+            // nothing refers to across this call.
+            let got = unsafe {
+                libc::mmap(
+                    addr as *mut _,
+                    PAGE,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED,
+                    -1,
+                    0,
+                )
+            };
+            if got as usize != addr {
+                return Err(format!(
+                    "mmap MAP_FIXED: {}",
+                    std::io::Error::last_os_error()
+                ));
+            }
             let mut register = uffd::Register {
-                start: (base + page * PAGE) as u64,
+                start: addr as u64,
                 len: PAGE as u64,
                 mode: uffd::MODE_MISSING,
                 ioctls: 0,
             };
             // SAFETY: UFFDIO_REGISTER takes a struct uffdio_register; the
             // page is part of this thread's arena.
-            unsafe { ioctl_with(fd, uffd::IOC_REGISTER, &mut register) }?;
+            unsafe { ioctl_with(self.uffd, uffd::IOC_REGISTER, &mut register) }?;
         }
-        Ok(Arena {
-            base,
-            uffd: fd,
-            staging: Arc::new(Mutex::new(vec![0; 2 * PAGE])),
-            faults: Arc::new(AtomicU64::new(0)),
-        })
+        Ok(())
     }
 
     fn page(&self, page: usize) -> usize {
@@ -722,10 +749,11 @@ fn issue(arena: &Arena, call: &Call, group_fd: i32) -> Outcome {
         call.place,
         Place::UffdBefore { .. } | Place::UffdAfter { .. }
     ) {
-        // Unpopulate U0..U3 again (R1 and R2 too: every call rewrites the
-        // bytes it places there).
-        // SAFETY: the range is this thread's arena.
-        unsafe { libc::madvise(arena.page(U0) as *mut _, 4 * PAGE, libc::MADV_DONTNEED) };
+        if let Err(why) = arena.unpopulate() {
+            // A worker cannot fail alone (the others wait at the barrier).
+            eprintln!("campaign: FAIL {why}");
+            std::process::exit(1);
+        }
     }
     Outcome {
         ret,
