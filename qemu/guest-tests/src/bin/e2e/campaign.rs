@@ -1277,6 +1277,11 @@ fn run(args: &Args) -> Result<bool, String> {
                     &mut tally,
                 )?;
                 let took = t0.elapsed();
+                // Progress, for long runs (the results follow at the end).
+                println!(
+                    "campaign: pass {i} ({kind:?}) done in {:.1} s",
+                    took.as_secs_f64()
+                );
                 let fds1 = open_fds();
                 if fds1 != fds0 {
                     tally.mismatches.push(format!(
