@@ -52,10 +52,6 @@ for src in "$ANTINOMIE_ROOT"/qemu/guest/*.c; do
 done
 
 stage "static Rust binaries (${RUST_GUEST_BINS[*]}, +crt-static)"
-# Where cargo puts them: CARGO_TARGET_DIR if set (relative to the root,
-# where cargo runs), else the workspace's target/.
-target_dir=${CARGO_TARGET_DIR:-target}
-case "$target_dir" in /*) ;; *) target_dir=$ANTINOMIE_ROOT/$target_dir ;; esac
 bin_args=()
 for b in "${RUST_GUEST_BINS[@]}"; do bin_args+=(--bin "$b"); done
 # --target keeps RUSTFLAGS off build scripts and proc macros, which must
@@ -64,7 +60,7 @@ for b in "${RUST_GUEST_BINS[@]}"; do bin_args+=(--bin "$b"); done
 	cargo build -q --release --locked --target "$RUST_TARGET" "${bin_args[@]}") ||
 	die "cargo build of the guest binaries failed"
 for b in "${RUST_GUEST_BINS[@]}"; do
-	f=$target_dir/$RUST_TARGET/release/$b
+	f=$ANTINOMIE_ROOT/target/$RUST_TARGET/release/$b
 	file_is_static "$f" || die "$b is not statically linked"
 	install -m 0755 "$f" "$root/bin/$b"
 done
