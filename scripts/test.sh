@@ -4,7 +4,8 @@
 # kernel series, the kernel configurations, builds the patched kernel and the
 # guest image, boots it under QEMU (smoke scenario + built-in KUnit; the
 # kernel's perf_events selftests; the reader and its filter end to end;
-# programs run with run-in-guest.sh; reader diff across a kernel change),
+# programs run with run-in-guest.sh; reader diff across a kernel change;
+# the randomized campaign on the debug kernel),
 # and proves that bad input fails with a one-line reason.
 #
 # usage: scripts/test.sh
@@ -81,6 +82,7 @@ step "boot (debug): capture on the raw ABI, no splat" \
 	qemu/run.sh --quiet --variant debug --scenario capture --timeout 900
 step "boot (debug): kselftest of the raw ABI, no splat" \
 	qemu/run.sh --quiet --variant debug --scenario kselftest-antinomie --timeout 1200
+step "boot (debug): randomized campaign, capture off vs on, no splat" scripts/campaign.sh --calls 20000
 step "failure modes" scripts/tests/failure-modes.sh
 summary
 echo "${#names[@]} passed, 0 failed"

@@ -7,7 +7,9 @@
 //!
 //! usage: `antinomie-workload [--check] smoke` or
 //! `antinomie-workload e2e|e2e-small|burst [N]|flush` or
-//! `antinomie-workload random --seed S --calls N [--threads T]` (`e2e/random.rs`)
+//! `antinomie-workload random --seed S --calls N [--threads T]` (`e2e/random.rs`) or
+//! `antinomie-workload campaign --seed S --calls N [--threads T] [--burst B]
+//! [--passes off,on]` (`e2e/campaign.rs`, the debug kernel's randomized campaign)
 //!
 //! `smoke`: four calls, checked with `--check` against Linux 6.12.94.
 //! The end-to-end scripts (`e2e/workload.rs`) log more per call, for the
@@ -217,7 +219,7 @@ fn check(case: &Case, rec: &CallRecord) -> Result<(), String> {
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: antinomie-workload [--check] smoke\n       antinomie-workload e2e|e2e-small|burst [N]|flush\n       antinomie-workload random --seed S --calls N [--threads T]"
+        "usage: antinomie-workload [--check] smoke\n       antinomie-workload e2e|e2e-small|burst [N]|flush\n       antinomie-workload random --seed S --calls N [--threads T]\n       antinomie-workload campaign --seed S --calls N [--threads T] [--burst B] [--passes off,on]"
     );
     ExitCode::from(2)
 }
@@ -255,6 +257,9 @@ fn main() -> ExitCode {
     let mut args = std::env::args().skip(1).collect::<Vec<_>>();
     if args.first().is_some_and(|a| a == "random") {
         return e2e::random::main(&args);
+    }
+    if args.first().is_some_and(|a| a == "campaign") {
+        return e2e::campaign::main(&args);
     }
     let check_results = args.first().is_some_and(|a| a == "--check");
     if check_results {

@@ -56,16 +56,16 @@ use super::{
 /// The script id in the tag of argument word 5 (the e2e scripts use 1..=4).
 const SCRIPT_ID: u64 = 5;
 /// Sizes on every boundary the kernel or the capture checks.
-const BOUNDARY_SIZES: [u32; 20] = [
+pub(super) const BOUNDARY_SIZES: [u32; 20] = [
     0, 1, 63, 64, 65, 72, 80, 88, 96, 104, 112, 120, 128, 135, 136, 137, 200, 4095, 4096, 4097,
 ];
 const PAGE_SIZE: u32 = 4096;
 /// Above `PID_MAX_LIMIT` (2^22): no task has it.
-const NO_SUCH_PID: i32 = 0x7fff_fff0;
+pub(super) const NO_SUCH_PID: i32 = 0x7fff_fff0;
 /// Never an open fd of this process (above any default `RLIMIT_NOFILE`).
-const BAD_FD: i32 = 999_999;
+pub(super) const BAD_FD: i32 = 999_999;
 /// An invalid CPU: above any `nr_cpu_ids`.
-const BAD_CPU: i32 = 4096;
+pub(super) const BAD_CPU: i32 = 4096;
 const PERF_TYPE_TRACEPOINT: u32 = 2;
 const PERF_TYPE_HW_CACHE: u32 = 3;
 const PERF_TYPE_RAW: u32 = 4;
@@ -73,11 +73,11 @@ const PERF_TYPE_RAW: u32 = 4;
 const UNKNOWN_TYPE: u32 = 0xdead;
 /// `PERF_COUNT_SW_MAX` in the pinned uapi: 0..12 are software events.
 const SW_MAX: u64 = 12;
-const PERF_FLAG_FD_NO_GROUP: u64 = 1 << 0;
-const PERF_FLAG_FD_OUTPUT: u64 = 1 << 1;
+pub(super) const PERF_FLAG_FD_NO_GROUP: u64 = 1 << 0;
+pub(super) const PERF_FLAG_FD_OUTPUT: u64 = 1 << 1;
 /// Bits of the flag word the workload never sets: `enable_on_exec` (12),
 /// `remove_on_exec` (36), `sigtrap` (37), and `freq` (10).
-const FORBIDDEN: u64 = (1 << 12) | (1 << 36) | (1 << 37) | FREQ;
+pub(super) const FORBIDDEN: u64 = (1 << 12) | (1 << 36) | (1 << 37) | FREQ;
 
 /// The `random` workload's options.
 #[derive(Debug, Parser)]
@@ -95,36 +95,36 @@ struct Args {
 }
 
 /// A thread's generator: `next_u64` only, reduced without bias tables.
-struct Rng(ChaCha8Rng);
+pub(super) struct Rng(ChaCha8Rng);
 
 impl Rng {
-    fn new(seed: u64, thread: u32) -> Self {
+    pub(super) fn new(seed: u64, thread: u32) -> Self {
         let mut r = ChaCha8Rng::seed_from_u64(seed);
         r.set_stream(u64::from(thread));
         Rng(r)
     }
 
-    fn u64(&mut self) -> u64 {
+    pub(super) fn u64(&mut self) -> u64 {
         self.0.next_u64()
     }
 
     /// A number in `0..n` (multiply-shift; `n` > 0).
-    fn below(&mut self, n: u64) -> u64 {
+    pub(super) fn below(&mut self, n: u64) -> u64 {
         let wide = u128::from(self.u64()) * u128::from(n);
         u64::try_from(wide >> 64).expect("below n")
     }
 
-    fn index(&mut self, n: usize) -> usize {
+    pub(super) fn index(&mut self, n: usize) -> usize {
         usize::try_from(self.below(n as u64)).expect("below a usize")
     }
 
     /// True with probability `percent`/100.
-    fn percent(&mut self, percent: u64) -> bool {
+    pub(super) fn percent(&mut self, percent: u64) -> bool {
         self.below(100) < percent
     }
 
     /// One of `choices`, each with its weight.
-    fn weighted<T: Copy>(&mut self, choices: &[(u64, T)]) -> T {
+    pub(super) fn weighted<T: Copy>(&mut self, choices: &[(u64, T)]) -> T {
         let total: u64 = choices.iter().map(|(w, _)| w).sum();
         let mut x = self.below(total);
         for &(w, v) in choices {
@@ -149,7 +149,7 @@ enum PtrKind {
 }
 
 #[derive(Debug, Clone, Copy)]
-enum AttrKind {
+pub(super) enum AttrKind {
     Software,
     OtherType,
     RandomBytes,
@@ -165,7 +165,7 @@ enum GroupKind {
 /// How many bytes from the pointer `perf_copy_attr()` may read for this
 /// declared size: the size word only when the size is refused before the
 /// copy, else the size (64 for 0).
-fn kernel_reads(size: u32) -> usize {
+pub(super) fn kernel_reads(size: u32) -> usize {
     match size {
         0 => 64,
         64..=PAGE_SIZE => size as usize,
@@ -174,7 +174,7 @@ fn kernel_reads(size: u32) -> usize {
 }
 
 /// The attr's bytes (`len` of them) for `kind`, before the size is set.
-fn attr_bytes(rng: &mut Rng, kind: AttrKind) -> Attr {
+pub(super) fn attr_bytes(rng: &mut Rng, kind: AttrKind) -> Attr {
     match kind {
         AttrKind::Software => {
             // Mostly valid configs; SW_MAX itself is an unknown one.

@@ -16,6 +16,7 @@
 //! is. Threads pin themselves to a CPU before calling, so the ring a call
 //! lands on is known too.
 
+pub mod campaign;
 pub mod random;
 
 use std::sync::atomic::AtomicU64;

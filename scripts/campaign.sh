@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The randomized campaign on the debug kernel (KASAN, UBSAN, lockdep,
+# KFENCE): boots qemu/scenarios/campaign, which runs `antinomie-workload
+# campaign` (qemu/guest-tests/src/bin/e2e/campaign.rs) twice over the same
+# seeded calls, capture off then on, and fails on a kernel splat, an
+# accounting mismatch or any call whose result, user memory or userfaultfd
+# faults differ between the passes.
+#
+# usage: scripts/campaign.sh [--calls N] [--seed S] [--burst B] [--timeout SECS]
+#                            [--variant V] [--passes off,on] [--test-break outcome|accounting]
+#                            [--log FILE]
+#   --calls N    calls per pass (default 20000, the test command's size);
+#                the full campaign: --calls 1000000 (see README.md)
+#   --burst B    calls per thread between two device changes (default 1000)
+#   --timeout    guest timeout (default: 600 + N/40 s)
+#   --variant    kernel variant to boot (default: debug; build it first with
+#                scripts/build-kernel.sh debug, and the image with
+#                qemu/build-initramfs.sh)
+#   --passes     the passes, compared with the first (default off,on)
+#   --test-break a check fails on purpose (to see its message); the run
+#                must then fail
+#   --log FILE   the console log (default $ANTINOMIE_CACHE/campaign-console.log)
+. "$(dirname "$0")/lib.sh"
+cd "$ANTINOMIE_ROOT"
+
+calls=20000 seed=1 burst=1000 timeout_s= variant=debug passes=off,on brk=
+log=$ANTINOMIE_CACHE/campaign-console.log
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--calls) calls=$2; shift ;;
+	--seed) seed=$2; shift ;;
+	--burst) burst=$2; shift ;;
+	--timeout) timeout_s=$2; shift ;;
+	--variant) variant=$2; shift ;;
+	--passes) passes=$2; shift ;;
+	--log) log=$2; shift ;;
+	--test-break) brk=$2; shift ;;
+	*) die "unknown option $1 (see the header of $0)" ;;
+	esac
+	shift
+done
+for n in "$calls" "$seed" "$burst"; do
+	[[ $n =~ ^[0-9]+$ ]] || die "--calls, --seed and --burst take a number, not '$n'"
+done
+[ -n "$timeout_s" ] || timeout_s=$((600 + calls / 40))
+[[ $passes =~ ^(off|on)(,(off|on))*$ ]] || die "--passes takes off/on, comma-separated, not '$passes'"
+append="campaign.seed=$seed campaign.calls=$calls campaign.burst=$burst campaign.passes=$passes"
+[ -z "$brk" ] || append="$append campaign.break=$brk"
+rc=0
+qemu/run.sh --quiet --variant "$variant" --scenario campaign --no-kunit --timeout "$timeout_s" \
+	--append "$append" --log "$log" || rc=$?
+# The campaign's own lines, whatever the verdict.
+sed -e 's/\r$//' "$log" | grep -E '^campaign: ' || true
+exit $rc
