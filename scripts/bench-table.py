@@ -43,7 +43,7 @@ def read_times(log):
 
 
 def read_insns(tsv):
-    """{(kernel, mode, threads, path): insns per call}, from N and 0 boots."""
+    """{(kernel, mode, threads, path): insns per call}, from the N and base boots."""
     boots = defaultdict(dict)
     if not tsv.exists():
         return {}
@@ -52,12 +52,17 @@ def read_insns(tsv):
         boots[(kernel, mode, int(threads))][(path, int(calls))] = int(insns)
     out = {}
     for (kernel, mode, threads), b in boots.items():
-        zero = b.get(("zero", 0))
-        if zero is None:
-            continue
         for (path, calls), insns in b.items():
-            if calls > 0:
-                out[(kernel, mode, threads, path)] = (insns - zero) / calls
+            if path == "zero" or path.startswith("base-"):
+                continue
+            # The cell's own base boot (N/10 calls of the same path); runs
+            # before 2026-12-01 had one 0-call boot per kernel and mode.
+            base = [(n, i) for (p, n), i in b.items() if p == "base-" + path]
+            base = base or [(n, i) for (p, n), i in b.items() if p == "zero"]
+            if not base or base[0][0] >= calls:
+                continue
+            n0, i0 = base[0]
+            out[(kernel, mode, threads, path)] = (insns - i0) / (calls - n0)
     return out
 
 
@@ -147,7 +152,8 @@ def main():
     if insn:
         out.append(
             "Guest instructions per call (QEMU's insn plugin, all vCPUs: (boot with N calls − "
-            "boot with 0 calls) / N); +added over capture off on the same kernel."
+            "boot with N0 calls) / (N − N0), N0 = N/10, or 0 in runs before 2026-12-01); "
+            "+added over capture off on the same kernel."
         )
         out.append("")
         for t in threads:

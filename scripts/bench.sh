@@ -8,12 +8,12 @@
 #   1. the bench kernel once: capture off / capture on / ftrace events /
 #      strace alternating, --rounds rounds, threads 1 and 4;
 #   2. the off kernel once: the same loops, the baseline;
-#   3. one boot per instruction-count cell with N calls, and one with 0
-#      calls per kernel, mode and thread count: (N boot - 0 boot) / N;
+#   3. two boots per instruction-count cell, with N calls and with N/10:
+#      (N boot - N/10 boot) / (N - N/10);
 #   4. the loss test: reader --follow recording while 4 threads call;
 #   5. (--steps profile, not in the default) where the instructions go:
 #      per path, boots of the off kernel, capture off and capture on with N
-#      calls and with 0, under the insn-profile plugin
+#      calls and with N/10, under the insn-profile plugin
 #      (qemu/plugins/insn-profile.c); scripts/insn-profile.py charges
 #      every instruction to its kernel function (System.map) and prints
 #      per function what capture on adds over capture off, and what
@@ -198,6 +198,14 @@ if step time-off; then
 	info "$(grep -c 'ns_per_call' "$out/time-off.log") cells measured; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 fi
 
+# Every count is the difference of two boots that differ only in the
+# number of calls: N and N/10, per call (I(N) - I(N/10)) / (N - N/10).
+# Not N and 0: a boot that made no call leaves its rings empty, and the
+# device frees rings that never held a record when its last file closes,
+# which the boot with calls does not do (a gigainstruction apart).
+base_calls=$((insn_calls / 10))
+profile_base=$((profile_calls / 10))
+
 # The QEMU options of every boot whose instructions are counted. -icount:
 # the guest's clock follows its instructions, not the host's (loaded)
 # clock, so timer ticks and the boot's time-based loops come out the same
@@ -229,12 +237,13 @@ if step insn && [ "$insn_calls" -gt 0 ]; then
 				if [ "$m" = rawsys ]; then
 					case ",$paths," in *,getpid,*) cell_paths=getpid ;; *) continue ;; esac
 				fi
-				boots+=("$kname $m $t zero ${cell_paths%% *} 0")
-				for p in $cell_paths; do boots+=("$kname $m $t $p $p $insn_calls"); done
+				for p in $cell_paths; do
+					boots+=("$kname $m $t base-$p $p $base_calls" "$kname $m $t $p $p $insn_calls")
+				done
 			done
 		done
 	done
-	stage "instruction counts: ${#boots[@]} boots ($insn_calls calls, or 0 for each kernel/mode/threads), $jobs at a time"
+	stage "instruction counts: ${#boots[@]} boots ($insn_calls calls and $base_calls per cell), $jobs at a time"
 	running=0 failed=0
 	for b in "${boots[@]}"; do
 		read -r kname m t label p n <<<"$b"
@@ -273,24 +282,23 @@ if step profile; then
 			"antinomie.ring_size=$ring bench.kind=insn bench.mode=$2 bench.threads=1 bench.path=$3 bench.calls=$4 bench.ring=$ring" \
 			"${counted[@]}" -plugin "$profiler" -d plugin -D "$out/$name.prof"
 	}
-	first=${paths%%,*}
-	stage "profile: off kernel, capture off and on, with 0 calls (what each costs outside the calls)"
-	profile_boot kernel-off off "$first" 0 "$koff"
-	profile_boot off off "$first" 0 "$kbench"
-	profile_boot capture capture "$first" 0 "$kbench"
 	for p in ${paths//,/ }; do
-		stage "profile: $p, off kernel, capture off and on, $profile_calls calls"
-		profile_boot kernel-off off "$p" "$profile_calls" "$koff"
-		profile_boot off off "$p" "$profile_calls" "$kbench"
-		profile_boot capture capture "$p" "$profile_calls" "$kbench"
-		python3 "$ANTINOMIE_ROOT/scripts/insn-profile.py" --map "$out/System.map" --calls "$profile_calls" --title "$p" \
-			"$out/profile-off-$first-0.prof" "$out/profile-off-$p-$profile_calls.prof" \
-			"$out/profile-capture-$first-0.prof" "$out/profile-capture-$p-$profile_calls.prof" \
+		stage "profile: $p, off kernel, capture off and on, $profile_calls and $profile_base calls"
+		for n in "$profile_base" "$profile_calls"; do
+			profile_boot kernel-off off "$p" "$n" "$koff"
+			profile_boot off off "$p" "$n" "$kbench"
+			profile_boot capture capture "$p" "$n" "$kbench"
+		done
+		python3 "$ANTINOMIE_ROOT/scripts/insn-profile.py" --map "$out/System.map" \
+			--calls "$profile_calls" --base-calls "$profile_base" --title "$p" \
+			"$out/profile-off-$p-$profile_base.prof" "$out/profile-off-$p-$profile_calls.prof" \
+			"$out/profile-capture-$p-$profile_base.prof" "$out/profile-capture-$p-$profile_calls.prof" \
 			>"$out/profile-$p.md" || die "scripts/insn-profile.py failed on $p"
 		python3 "$ANTINOMIE_ROOT/scripts/insn-profile.py" --map "$out/System.map" --base-map "$out/System-off.map" \
-			--labels "off kernel,capture off" --calls "$profile_calls" --title "$p, capture off against the off kernel" \
-			"$out/profile-kernel-off-$first-0.prof" "$out/profile-kernel-off-$p-$profile_calls.prof" \
-			"$out/profile-off-$first-0.prof" "$out/profile-off-$p-$profile_calls.prof" \
+			--labels "off kernel,capture off" --calls "$profile_calls" --base-calls "$profile_base" \
+			--title "$p, capture off against the off kernel" \
+			"$out/profile-kernel-off-$p-$profile_base.prof" "$out/profile-kernel-off-$p-$profile_calls.prof" \
+			"$out/profile-off-$p-$profile_base.prof" "$out/profile-off-$p-$profile_calls.prof" \
 			>"$out/profile-$p-off.md" || die "scripts/insn-profile.py failed on $p (off kernel)"
 		info "$p: $(sed -n 's/^Total added: //p' "$out/profile-$p.md"); $(sed -n 's/^Total added: //p' "$out/profile-$p-off.md")"
 	done

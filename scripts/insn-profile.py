@@ -2,19 +2,20 @@
 """Where capture's guest instructions go, per kernel function.
 
 usage: scripts/insn-profile.py --map System.map [--base-map System.map]
-                               --calls N [--title T] [--top K]
+                               --calls N [--base-calls N0] [--title T] [--top K]
                                [--labels BASE,TEST] BASE0 BASE TEST0 TEST
 
 The four are logs of qemu/plugins/insn-profile.c ("insns: TOTAL", then
 "VADDR COUNT" per guest address) from boots of one kernel and image
 (scripts/bench.sh --steps profile): BASE with capture off, TEST with
-capture on, each once with N calls and once (BASE0, TEST0) with none, so
-that what a mode costs outside the calls (capture on allocates and clears
-its rings) cancels out. BASE may come from another kernel (the off
+capture on, each once with N calls and once (BASE0, TEST0) with N0 (by
+default none), so that what a mode costs outside the calls (capture on
+allocates and clears its rings) cancels out; counts are per call,
+divided by N - N0. BASE may come from another kernel (the off
 kernel against capture off): --base-map is then its System.map. Every address is charged to the kernel function
 that contains it (the last text symbol at or below it in System.map);
 addresses below the kernel's text are "user space". Prints a Markdown
-table per function of ((TEST - TEST0) - (BASE - BASE0)) / N, the
+table per function of ((TEST - TEST0) - (BASE - BASE0)) / (N - N0), the
 instructions capture adds per call, largest first, with each mode's own
 per-call count beside it; the rows sum to the total line.
 """
@@ -83,13 +84,15 @@ def main():
     ap.add_argument("--base-map")
     ap.add_argument("--labels", default="capture off,capture on")
     ap.add_argument("--calls", type=int, required=True)
+    ap.add_argument("--base-calls", type=int, default=0)
     ap.add_argument("--title", default="")
     ap.add_argument("--top", type=int, default=25)
     for name in ("base0", "base", "test0", "test"):
         ap.add_argument(name)
     a = ap.parse_args()
-    if a.calls <= 0:
-        sys.exit("error: insn-profile: --calls must be positive")
+    if a.calls <= a.base_calls or a.base_calls < 0:
+        sys.exit("error: insn-profile: --calls must exceed --base-calls (>= 0)")
+    per = a.calls - a.base_calls
     labels = a.labels.split(",")
     if len(labels) != 2:
         sys.exit("error: insn-profile: --labels takes two names, BASE,TEST")
@@ -102,7 +105,7 @@ def main():
         funcs[name] = by_function(counts, *(base_map if name.startswith("base") else test_map))
 
     def per_call(fn, run):
-        return (funcs[run].get(fn, 0) - funcs[run + "0"].get(fn, 0)) / a.calls
+        return (funcs[run].get(fn, 0) - funcs[run + "0"].get(fn, 0)) / per
 
     names_all = set().union(*funcs.values())
     rows = sorted(
@@ -111,9 +114,9 @@ def main():
     )
     shown = rows[: a.top]
     rest = [sum(r[i] for r in rows[a.top:]) for i in (1, 2)]
-    base = (totals["base"] - totals["base0"]) / a.calls
-    test = (totals["test"] - totals["test0"]) / a.calls
-    print(f"### {a.title}: guest instructions per call ({a.calls} calls; boots with 0 calls subtracted)\n")
+    base = (totals["base"] - totals["base0"]) / per
+    test = (totals["test"] - totals["test0"]) / per
+    print(f"### {a.title}: guest instructions per call ({a.calls} calls; boots with {a.base_calls} subtracted)\n")
     print(f"| function | {labels[0]} | {labels[1]} | added |")
     print("|---|---:|---:|---:|")
     for fn, b, t in shown:
