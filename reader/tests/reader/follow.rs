@@ -144,6 +144,23 @@ struct Made {
     exit_written: Option<bool>,
 }
 
+impl Made {
+    /// Writes the call's EXIT `x` to `ring` (on `cpu`), flagged
+    /// `ENTRY_LOST` when its ENTRY was dropped.
+    fn write_exit(&mut self, ring: &Shared, cpu: u32, mut x: ExitSpec) {
+        x.flags = if self.entry_written {
+            0
+        } else {
+            abi::EXIT_F_ENTRY_LOST
+        };
+        let written = ring
+            .0
+            .borrow_mut()
+            .write(&exit_record(cpu, &x), x.call_id, x.time_ns);
+        self.exit_written = Some(written);
+    }
+}
+
 /// A tiny deterministic generator (the test must not depend on a seed
 /// crate's stream).
 struct Lcg(u64);
@@ -255,25 +272,19 @@ fn a_long_lossy_follow_run_stays_bounded_and_exact() {
                 }
                 let cpu = home[t];
                 let m = made.get_mut(&id).unwrap();
-                let x = ExitSpec {
-                    call_id: id,
-                    time_ns: now,
-                    pid: 100,
-                    tid,
-                    ret: -22,
-                    duration_ns: 1,
-                    flags: if m.entry_written {
-                        0
-                    } else {
-                        abi::EXIT_F_ENTRY_LOST
+                m.write_exit(
+                    &rings[cpu as usize],
+                    cpu,
+                    ExitSpec {
+                        call_id: id,
+                        time_ns: now,
+                        pid: 100,
+                        tid,
+                        ret: -22,
+                        duration_ns: 1,
+                        ..Default::default()
                     },
-                    ..Default::default()
-                };
-                m.exit_written = Some(rings[cpu as usize].0.borrow_mut().write(
-                    &exit_record(cpu, &x),
-                    id,
-                    now,
-                ));
+                );
                 in_call[t] = None;
             }
         }
@@ -292,23 +303,17 @@ fn a_long_lossy_follow_run_stays_bounded_and_exact() {
             let cpu = home[t];
             drain(&mut consumers, &mut asm, now);
             let m = made.get_mut(&id).unwrap();
-            let x = ExitSpec {
-                call_id: id,
-                time_ns: now,
-                pid: 100,
-                tid: 100 + u32::try_from(t).unwrap(),
-                flags: if m.entry_written {
-                    0
-                } else {
-                    abi::EXIT_F_ENTRY_LOST
+            m.write_exit(
+                &rings[cpu as usize],
+                cpu,
+                ExitSpec {
+                    call_id: id,
+                    time_ns: now,
+                    pid: 100,
+                    tid: 100 + u32::try_from(t).unwrap(),
+                    ..Default::default()
                 },
-                ..Default::default()
-            };
-            m.exit_written = Some(rings[cpu as usize].0.borrow_mut().write(
-                &exit_record(cpu, &x),
-                id,
-                now,
-            ));
+            );
         }
     }
     drain(&mut consumers, &mut asm, now);

@@ -91,20 +91,21 @@ pub fn golden(name: &str, actual: &[u8]) {
 /// Decodes ring images as `reader show` does (one pass per ring, then the
 /// replay), returning the output and the summary.
 pub fn show_images(images: &[Vec<u8>], format: Format, pmus: &PmuTypes) -> (String, Summary) {
-    let rings: Vec<ImageRing> = images
-        .iter()
-        .map(|i| ImageRing::from_bytes(i.clone()).unwrap())
-        .collect();
-    let mut cpus: Vec<u32> = rings.iter().map(|r| r.meta().cpu).collect();
-    cpus.sort_unstable();
-    let msgs = pipeline::drain_once(rings);
-    let mut sink = WriterSink::new(Vec::new(), format, pmus.clone(), false);
-    let summary = pipeline::replay(msgs, Assembler::new(&cpus, 0, &mut sink)).unwrap();
-    (String::from_utf8(sink.into_inner()).unwrap(), summary)
+    show_images_into(
+        images,
+        WriterSink::new(Vec::new(), format, pmus.clone(), false),
+    )
 }
 
 /// [`show_images`] as JSON Lines in `schema`.
 pub fn show_images_json(images: &[Vec<u8>], schema: JsonSchema, pmus: &PmuTypes) -> String {
+    let sink =
+        WriterSink::new(Vec::new(), Format::Json, pmus.clone(), false).with_json_schema(schema);
+    show_images_into(images, sink).0
+}
+
+/// The replay of [`show_images`] into `sink`.
+fn show_images_into(images: &[Vec<u8>], mut sink: WriterSink<Vec<u8>>) -> (String, Summary) {
     let rings: Vec<ImageRing> = images
         .iter()
         .map(|i| ImageRing::from_bytes(i.clone()).unwrap())
@@ -112,10 +113,8 @@ pub fn show_images_json(images: &[Vec<u8>], schema: JsonSchema, pmus: &PmuTypes)
     let mut cpus: Vec<u32> = rings.iter().map(|r| r.meta().cpu).collect();
     cpus.sort_unstable();
     let msgs = pipeline::drain_once(rings);
-    let mut sink =
-        WriterSink::new(Vec::new(), Format::Json, pmus.clone(), false).with_json_schema(schema);
-    pipeline::replay(msgs, Assembler::new(&cpus, 0, &mut sink)).unwrap();
-    String::from_utf8(sink.into_inner()).unwrap()
+    let summary = pipeline::replay(msgs, Assembler::new(&cpus, 0, &mut sink)).unwrap();
+    (String::from_utf8(sink.into_inner()).unwrap(), summary)
 }
 
 /// Decodes ring images with the threaded live pipeline (one drain thread
