@@ -41,7 +41,7 @@ use antinomie_reader::filter::Filter;
 use antinomie_reader::output::{Format, JsonSchema, WriterSink};
 use antinomie_reader::pipeline::{self, Assembler, DrainMsg, Event, Merger, Pairer};
 use antinomie_reader::ring::{ImageRing, RingConsumer, RingCounters, RingMemory};
-use antinomie_reader::trace::{self, TraceHeader, TraceWriter};
+use antinomie_reader::trace::{TraceHeader, TraceReader, TraceWriter};
 
 use producer::{entry_record, exit_record, CaptureSpec, EntrySpec, ExitSpec, RingBuilder};
 
@@ -317,16 +317,19 @@ fn show(
     schema: JsonSchema,
     filter: Option<&str>,
 ) -> (u64, u64) {
-    let t = trace::read_trace(trace_bytes).unwrap();
+    // As `reader show` reads a trace: frame by frame, streaming.
+    let mut t = TraceReader::new(trace_bytes).unwrap();
+    let header = t.header().clone();
     let mut sink =
-        WriterSink::new(Discard(0), format, t.header.pmus.clone(), false).with_json_schema(schema);
-    let mut a = Assembler::new(&t.header.cpus, t.header.window_ns, &mut sink);
+        WriterSink::new(Discard(0), format, header.pmus.clone(), false).with_json_schema(schema);
+    let mut a = Assembler::new(&header.cpus, header.window_ns, &mut sink);
     if let Some(f) = filter {
         a.set_filter(Box::new(
-            Filter::parse(f).unwrap().with_pmus(t.header.pmus.clone()),
+            Filter::parse(f).unwrap().with_pmus(header.pmus.clone()),
         ));
     }
-    let summary = pipeline::replay(t.msgs, a).unwrap();
+    let summary = pipeline::replay(t.by_ref().map(Result::unwrap), a).unwrap();
+    assert!(t.complete());
     (sink.into_inner().0, summary.calls() - summary.filtered_out)
 }
 
