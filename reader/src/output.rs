@@ -46,6 +46,7 @@ use crate::jsonl;
 pub use crate::jsonl::JsonSchema;
 use crate::pipeline::Sink;
 use crate::record::LostRecord;
+use crate::syscall::{Arg, ArgDecode};
 
 /// The output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -135,15 +136,6 @@ impl Stamper {
         }
     }
 }
-
-fn pointer_into(out: &mut String, p: u64) {
-    if p == 0 {
-        out.push_str("NULL");
-    } else {
-        let _ = write!(out, "{p:#x}");
-    }
-}
-
 /// What `size` became after an E2BIG: the value read back, and whether
 /// the kernel wrote it.
 #[derive(Debug, Clone, Copy)]
@@ -195,12 +187,10 @@ fn attr_members_into(
     !first
 }
 
-/// The first argument as text.
-fn attr_text_into(out: &mut String, scratch: &mut String, call: &Call, pmus: &PmuTypes) {
-    let ptr = |out: &mut String| match call.arg(0) {
-        Some(p) => pointer_into(out, p),
-        None => out.push('?'),
-    };
+/// The attr argument (`arg`, argument 0) as text: its pointee, decoded
+/// from the capture, or else the pointer.
+fn attr_text_into(out: &mut String, scratch: &mut String, call: &Call, pmus: &PmuTypes, arg: &Arg) {
+    let ptr = |out: &mut String| arg.text_into(out, call.arg(0));
     let Some(cap) = call.attr_capture() else {
         return ptr(out);
     };
@@ -341,28 +331,26 @@ fn call_text_into(s: &mut String, scratch: &mut String, call: &Call, pmus: &PmuT
     if call.compat() {
         s.push_str("/* compat */ ");
     }
-    s.push_str("perf_event_open(");
+    let syscall = call.syscall();
+    s.push_str(syscall.name);
+    s.push('(');
     match call.state {
         CallState::EntryLost => s.push_str("/* entry lost */"),
         CallState::EntryMissing => s.push_str("/* entry not seen */"),
         CallState::Complete | CallState::Unfinished => {
-            attr_text_into(s, scratch, call, pmus);
-            let int = |s: &mut String, v: Option<i64>| match v {
-                Some(v) => {
-                    let _ = write!(s, "{v}");
+            // Each argument as its rule decodes it; a captured pointer
+            // as its pointee.
+            for (i, arg) in syscall.args.iter().enumerate() {
+                if i > 0 {
+                    s.push_str(", ");
                 }
-                None => s.push('?'),
-            };
-            s.push_str(", pid=");
-            int(s, call.arg_pid());
-            s.push_str(", cpu=");
-            int(s, call.arg_cpu());
-            s.push_str(", group_fd=");
-            int(s, call.arg_group_fd());
-            s.push_str(", flags=");
-            match call.arg(4) {
-                Some(f) => names::flags_into(s, names::PERF_FLAG, f, "PERF_FLAG_???"),
-                None => s.push('?'),
+                if let ArgDecode::CapturedPointer = arg.decode {
+                    attr_text_into(s, scratch, call, pmus, arg);
+                } else {
+                    s.push_str(arg.name);
+                    s.push('=');
+                    arg.text_into(s, call.arg(i));
+                }
             }
         }
     }

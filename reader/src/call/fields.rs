@@ -2,12 +2,14 @@
 //! order, with its type, named constants, meaning and accessor.
 
 use std::borrow::Cow;
+use std::sync::LazyLock;
 
 use antinomie_abi as abi;
 
 use super::{Call, CALL_STATES, CAPTURE_FLAGS, CAPTURE_STATUS};
 use crate::decode::names::{self, Names};
 use crate::decode::AttrView;
+use crate::syscall::{ArgDecode, PERF_EVENT_OPEN};
 
 /// A field's value, as the JSON output prints it.
 #[derive(Debug, Clone)]
@@ -109,8 +111,9 @@ macro_rules! arg_word {
     };
 }
 
-/// Every key of a call line, in output order.
-pub static CALL_FIELDS: &[CallField] = &[
+/// The keys before the arguments' fields: the header's and the raw
+/// argument words.
+static HEAD_FIELDS: &[CallField] = &[
     CallField {
         key: "event",
         ty: FieldType::Str,
@@ -187,51 +190,10 @@ pub static CALL_FIELDS: &[CallField] = &[
     arg_word!(3),
     arg_word!(4),
     arg_word!(5),
-    CallField {
-        key: "args.attr_uptr",
-        ty: FieldType::U64,
-        constants: Constants::None,
-        doc: "argument 0: the user pointer to struct perf_event_attr",
-        get: |c| opt_u64(c.arg(0)),
-    },
-    CallField {
-        key: "args.pid",
-        ty: FieldType::I64,
-        constants: Constants::None,
-        doc: "argument 1 as the syscall's int: 0 this task, -1 any, else a pid (or cgroup fd)",
-        get: |c| opt_i64(c.arg_pid()),
-    },
-    CallField {
-        key: "args.cpu",
-        ty: FieldType::I64,
-        constants: Constants::None,
-        doc: "argument 2 as the syscall's int: -1 any CPU",
-        get: |c| opt_i64(c.arg_cpu()),
-    },
-    CallField {
-        key: "args.group_fd",
-        ty: FieldType::I64,
-        constants: Constants::None,
-        doc: "argument 3 as the syscall's int: the group leader's fd, or -1",
-        get: |c| opt_i64(c.arg_group_fd()),
-    },
-    CallField {
-        key: "args.flags",
-        ty: FieldType::U64,
-        constants: Constants::Table(names::PERF_FLAG),
-        doc: "argument 4 (unsigned long): PERF_FLAG_* bits",
-        get: |c| opt_u64(c.arg(4)),
-    },
-    CallField {
-        key: "args.flags_names",
-        ty: FieldType::Str,
-        constants: Constants::None,
-        doc: "args.flags by name, unknown bits in hex",
-        get: |c| {
-            c.arg(4)
-                .map_or(Value::Null, |f| Value::Flags(names::PERF_FLAG, f, "PERF_FLAG_???"))
-        },
-    },
+];
+
+/// The keys after the arguments' fields: the capture's and the result's.
+static TAIL_FIELDS: &[CallField] = &[
     CallField {
         key: "arg0.status",
         ty: FieldType::Str,
@@ -380,19 +342,100 @@ pub static CALL_FIELDS: &[CallField] = &[
     },
 ];
 
+/// Every key of a call line, in output order: the header's, the raw
+/// argument words, each argument's field as the syscall's rule table
+/// ([`crate::syscall`]) decodes it (and a flag argument's names), then
+/// the capture's and the result's.
+pub static CALL_FIELDS: LazyLock<Vec<CallField>> = LazyLock::new(|| {
+    let mut fields = HEAD_FIELDS.to_vec();
+    for (i, arg) in PERF_EVENT_OPEN.args.iter().enumerate() {
+        fields.push(CallField {
+            key: arg.field,
+            ty: arg.field_type(),
+            constants: arg.constants(),
+            doc: arg.field_doc,
+            get: ARG_FIELD[i],
+        });
+        if let ArgDecode::Flags {
+            names_field,
+            names_doc,
+            ..
+        } = arg.decode
+        {
+            fields.push(CallField {
+                key: names_field,
+                ty: FieldType::Str,
+                constants: Constants::None,
+                doc: names_doc,
+                get: ARG_NAMES[i],
+            });
+        }
+    }
+    fields.extend_from_slice(TAIL_FIELDS);
+    fields
+});
+
+/// Argument `I`'s field, as its rule decodes it.
+fn arg_field<const I: usize>(c: &Call) -> Value<'_> {
+    c.syscall().args[I].value(c.arg(I))
+}
+
+/// A flag argument `I`'s bits by name.
+fn arg_names<const I: usize>(c: &Call) -> Value<'_> {
+    match (c.syscall().args[I].decode, c.arg(I)) {
+        (ArgDecode::Flags { names, unknown, .. }, Some(w)) => Value::Flags(names, w, unknown),
+        _ => Value::Null,
+    }
+}
+
+type Getter = for<'a> fn(&'a Call) -> Value<'a>;
+
+/// [`arg_field`] and [`arg_names`] for each of the six argument words.
+static ARG_FIELD: [Getter; 6] = [
+    arg_field::<0>,
+    arg_field::<1>,
+    arg_field::<2>,
+    arg_field::<3>,
+    arg_field::<4>,
+    arg_field::<5>,
+];
+static ARG_NAMES: [Getter; 6] = [
+    arg_names::<0>,
+    arg_names::<1>,
+    arg_names::<2>,
+    arg_names::<3>,
+    arg_names::<4>,
+    arg_names::<5>,
+];
+
 /// The keys the compact JSON schema (`--json-schema compact`) leaves out
 /// because another key of the same line holds the same information, each
 /// with that key: the exact duplicates of `perf_event_open`'s argument words
 /// and the symbolic renderings of numbers. The compact line also leaves
 /// out `null` values and writes `arg0.perf_event_attr` as one key per
 /// non-zero member (see [`COMPACT_ATTR_KEY`]).
-pub static COMPACT_OMITTED: &[(&str, &str)] = &[
-    ("args.0", "args.attr_uptr"),
-    ("args.4", "args.flags"),
-    ("args.flags_names", "args.flags"),
-    ("arg0.perf_event_attr_names", "arg0.perf_event_attr"),
-    ("syscall.errno_name", "syscall.errno"),
-];
+pub static COMPACT_OMITTED: LazyLock<Vec<(&str, &str)>> = LazyLock::new(|| {
+    let args = PERF_EVENT_OPEN.args;
+    // A pointer's or a flag word's field is the raw word itself.
+    let words = args.iter().enumerate().filter_map(|(i, a)| match a.decode {
+        ArgDecode::CapturedPointer | ArgDecode::Flags { .. } => Some((ARG_WORD_KEYS[i], a.field)),
+        ArgDecode::Int => None,
+    });
+    let names = args.iter().filter_map(|a| match a.decode {
+        ArgDecode::Flags { names_field, .. } => Some((names_field, a.field)),
+        _ => None,
+    });
+    words
+        .chain(names)
+        .chain([
+            ("arg0.perf_event_attr_names", "arg0.perf_event_attr"),
+            ("syscall.errno_name", "syscall.errno"),
+        ])
+        .collect()
+});
+
+/// The raw argument words' keys.
+const ARG_WORD_KEYS: [&str; 6] = ["args.0", "args.1", "args.2", "args.3", "args.4", "args.5"];
 
 /// The key whose object the compact JSON schema writes member by member,
 /// each as its filter field `args.attr_uptr.<member>`, non-zero members

@@ -22,6 +22,7 @@ use antinomie_abi as abi;
 
 use crate::decode::AttrView;
 use crate::record::{CaptureView, EntryRecord, ExitRecord, SharedItems};
+use crate::syscall::{Syscall, PERF_EVENT_OPEN};
 
 pub use fields::{
     call_field, CallField, Constants, FieldType, Value, CALL_FIELDS, COMPACT_ATTR_KEY,
@@ -77,13 +78,6 @@ pub struct Call {
     pub exit_maybe_lost: bool,
 }
 
-// The kernel takes an int argument from the low 32 bits of the register:
-// truncating and reinterpreting them is the point.
-#[allow(clippy::cast_possible_truncation, clippy::cast_possible_wrap)]
-fn low_i32(word: u64) -> i64 {
-    i64::from(word as u32 as i32)
-}
-
 fn attr_item(items: &SharedItems, kernel: bool) -> Option<CaptureView<'_>> {
     items.iter().find(|c| {
         c.header.arg == 0
@@ -128,28 +122,17 @@ impl Call {
         self.entry.as_ref().map(|e| e.args)
     }
 
+    /// The syscall's rule table (the only syscall the capture records is
+    /// `perf_event_open`).
+    #[must_use]
+    pub fn syscall(&self) -> &'static Syscall {
+        &PERF_EVENT_OPEN
+    }
+
     /// Argument `i` (0-5) as the raw word.
     #[must_use]
     pub fn arg(&self, i: usize) -> Option<u64> {
         self.args().and_then(|a| a.get(i).copied())
-    }
-
-    /// `pid` as the syscall sees it (an `int`).
-    #[must_use]
-    pub fn arg_pid(&self) -> Option<i64> {
-        self.arg(1).map(low_i32)
-    }
-
-    /// `cpu` as the syscall sees it.
-    #[must_use]
-    pub fn arg_cpu(&self) -> Option<i64> {
-        self.arg(2).map(low_i32)
-    }
-
-    /// `group_fd` as the syscall sees it.
-    #[must_use]
-    pub fn arg_group_fd(&self) -> Option<i64> {
-        self.arg(3).map(low_i32)
     }
 
     /// The raw return value (negative errno on failure).

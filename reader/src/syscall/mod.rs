@@ -2,8 +2,10 @@
 //! from it.
 //!
 //! [`SYSCALLS`] says, for each syscall Antinomie captures, what each
-//! argument is and what the capture records of it: when (ENTRY or EXIT
-//! hook), how, under which record keys, on which condition. The keys are
+//! argument is, how the reader decodes it ([`ArgDecode`]: the text line,
+//! the JSON line's keys and the filter's fields are built from it), and
+//! what the capture records of it: when (ENTRY or EXIT hook), how, under
+//! which record keys, on which condition. The keys are
 //! those of [`crate::call::CALL_FIELDS`] (a test checks that every rule's
 //! keys exist and that every key has a rule), so the record keys, the
 //! filter's fields ([`crate::filter::fields`]) and the page cannot drift:
@@ -15,13 +17,19 @@
 //! The table's rows are in their own files (`perf_event_open.rs`), the
 //! page's rendering in `page.rs`.
 
+use std::fmt::Write as _;
+
+use crate::call::{Constants, FieldType, Value};
+use crate::decode::names::{self, Names};
+
 mod page;
 mod perf_event_open;
 
 pub use page::reference_page;
 pub use perf_event_open::PERF_EVENT_OPEN;
 
-/// One argument of a syscall.
+/// One argument of a syscall, in register order (the row's position is
+/// the argument's index in the ENTRY's six words).
 #[derive(Debug, Clone, Copy)]
 pub struct Arg {
     /// Its name in the kernel's definition.
@@ -32,8 +40,114 @@ pub struct Arg {
     pub register: &'static str,
     /// The record key (and filter field) of its value.
     pub field: &'static str,
+    /// The one-line description of [`Arg::field`] (the key lists' doc).
+    pub field_doc: &'static str,
+    /// How the reader decodes the word: the text line, the JSON line's
+    /// keys, the filter's fields and the reference page all go by it.
+    pub decode: ArgDecode,
     /// What it means.
     pub meaning: &'static str,
+}
+
+/// How the reader decodes an argument word.
+#[derive(Debug, Clone, Copy)]
+pub enum ArgDecode {
+    /// A user pointer whose pointee the capture records: the field holds
+    /// the pointer; the text line shows the pointee instead, decoded from
+    /// the capture item (`arg<N>.*` keys).
+    CapturedPointer,
+    /// A C `int` (`int`, `pid_t`): the word's low 32 bits, sign-extended,
+    /// as the syscall sees them.
+    Int,
+    /// A bit set: the field holds the word; `names_field` holds it by
+    /// name, as the text line shows it, unknown bits in hex after
+    /// `unknown`.
+    Flags {
+        /// The bits' names.
+        names: Names,
+        /// The comment unknown bits are shown after.
+        unknown: &'static str,
+        /// The key of the rendering by name.
+        names_field: &'static str,
+        /// The one-line description of `names_field`.
+        names_doc: &'static str,
+    },
+}
+
+impl Arg {
+    /// The field's value for the argument word `word` (`None`: no ENTRY).
+    #[must_use]
+    pub fn value(&self, word: Option<u64>) -> Value<'static> {
+        let Some(w) = word else {
+            return Value::Null;
+        };
+        match self.decode {
+            ArgDecode::CapturedPointer | ArgDecode::Flags { .. } => Value::U64(w),
+            ArgDecode::Int => Value::I64(low_i32(w)),
+        }
+    }
+
+    /// The field's type.
+    #[must_use]
+    pub fn field_type(&self) -> FieldType {
+        match self.decode {
+            ArgDecode::CapturedPointer | ArgDecode::Flags { .. } => FieldType::U64,
+            ArgDecode::Int => FieldType::I64,
+        }
+    }
+
+    /// The field's named constants.
+    #[must_use]
+    pub fn constants(&self) -> Constants {
+        match self.decode {
+            ArgDecode::Flags { names, .. } => Constants::Table(names),
+            ArgDecode::CapturedPointer | ArgDecode::Int => Constants::None,
+        }
+    }
+
+    /// Appends the word as the text line shows it (`?`: no ENTRY); a
+    /// captured pointer as `NULL` or in hex, for when its pointee cannot
+    /// be shown.
+    pub fn text_into(&self, out: &mut String, word: Option<u64>) {
+        let Some(w) = word else {
+            out.push('?');
+            return;
+        };
+        match self.decode {
+            ArgDecode::CapturedPointer if w == 0 => out.push_str("NULL"),
+            ArgDecode::CapturedPointer => {
+                let _ = write!(out, "{w:#x}");
+            }
+            ArgDecode::Int => {
+                let _ = write!(out, "{}", low_i32(w));
+            }
+            ArgDecode::Flags { names, unknown, .. } => names::flags_into(out, names, w, unknown),
+        }
+    }
+
+    /// How the reference page says argument `index` (this one) is
+    /// decoded.
+    #[must_use]
+    pub fn decode_doc(&self, index: usize) -> String {
+        match self.decode {
+            ArgDecode::CapturedPointer => {
+                format!("pointer; its pointee decoded from the capture (`arg{index}.*`)")
+            }
+            ArgDecode::Int => "C `int`: the low 32 bits, sign-extended".to_owned(),
+            ArgDecode::Flags { names_field, .. } => {
+                format!("bit set; by name in `{names_field}`")
+            }
+        }
+    }
+}
+
+/// A C `int` argument as the syscall sees it: the word's low 32 bits,
+/// sign-extended.
+#[must_use]
+// Truncating and reinterpreting the bits is the point.
+#[allow(clippy::cast_possible_truncation, clippy::cast_possible_wrap)]
+pub fn low_i32(word: u64) -> i64 {
+    i64::from(word as u32 as i32)
 }
 
 /// When a value is recorded.
@@ -141,6 +255,29 @@ mod tests {
     use crate::filter::{field, fields};
 
     #[test]
+    fn the_call_keys_of_the_arguments_come_from_the_table() {
+        for (i, a) in PERF_EVENT_OPEN.args.iter().enumerate() {
+            let at = CALL_FIELDS.iter().position(|f| f.key == a.field).unwrap();
+            let f = &CALL_FIELDS[at];
+            assert_eq!(f.ty, a.field_type(), "{}", a.field);
+            assert_eq!(f.doc, a.field_doc);
+            if let ArgDecode::Flags { names_field, .. } = a.decode {
+                assert_eq!(CALL_FIELDS[at + 1].key, names_field);
+                assert!(matches!(f.constants, crate::call::Constants::Table(_)));
+            }
+            // The field decodes the word as the rule says.
+            let word = 0xffff_ffff_8000_0001u64;
+            match (a.decode, a.value(Some(word))) {
+                (ArgDecode::Int, Value::I64(v)) => assert_eq!(v, -0x7fff_ffff, "{i}"),
+                (ArgDecode::CapturedPointer | ArgDecode::Flags { .. }, Value::U64(v)) => {
+                    assert_eq!(v, word);
+                }
+                (d, v) => panic!("{}: {d:?} gave {v:?}", a.field),
+            }
+        }
+    }
+
+    #[test]
     fn every_rule_names_real_keys_and_every_key_has_a_rule() {
         for sc in SYSCALLS {
             let mut covered = HashSet::new();
@@ -153,7 +290,7 @@ mod tests {
                     assert!(covered.insert(k), "{}: {k} has two rules", sc.name);
                 }
             }
-            for f in CALL_FIELDS {
+            for f in CALL_FIELDS.iter() {
                 assert!(
                     covered.contains(f.key),
                     "{}: no capture rule for {}",

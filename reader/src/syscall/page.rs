@@ -58,16 +58,17 @@ fn page(sc: &Syscall) -> String {
     let _ = writeln!(w, "## Arguments\n");
     let _ = writeln!(
         w,
-        "| # | name | type | register | filter field | meaning |\n|---|---|---|---|---|---|"
+        "| # | name | type | register | filter field | decoded as | meaning |\n|---|---|---|---|---|---|---|"
     );
     for (i, a) in sc.args.iter().enumerate() {
         let _ = writeln!(
             w,
-            "| {i} | `{}` | `{}` | `{}` | `{}` (raw word: `args.{i}`) | {} |",
+            "| {i} | `{}` | `{}` | `{}` | `{}` (raw word: `args.{i}`) | {} | {} |",
             a.name,
             a.c_type,
             a.register,
             a.field,
+            cell(&a.decode_doc(i)),
             cell(a.meaning)
         );
     }

@@ -1,6 +1,7 @@
 //! The capture table of `perf_event_open(2)`.
 
-use super::{Arg, Capture, ErrorCase, Syscall, When};
+use super::{Arg, ArgDecode, Capture, ErrorCase, Syscall, When};
+use crate::decode::names;
 
 /// `perf_event_open(2)` on the pinned Linux 6.12.94.
 pub static PERF_EVENT_OPEN: Syscall = Syscall {
@@ -19,6 +20,8 @@ pub static PERF_EVENT_OPEN: Syscall = Syscall {
             c_type: "struct perf_event_attr __user *",
             register: "rdi",
             field: "args.attr_uptr",
+            field_doc: "argument 0: the user pointer to struct perf_event_attr",
+            decode: ArgDecode::CapturedPointer,
             meaning: "the event to open: a `struct perf_event_attr` whose own `size` field (u32 at offset 4) says how long it is (0 means 64, `PERF_ATTR_SIZE_VER0`; the pinned kernel knows 136, `PERF_ATTR_SIZE_VER8`)",
         },
         Arg {
@@ -26,6 +29,8 @@ pub static PERF_EVENT_OPEN: Syscall = Syscall {
             c_type: "pid_t",
             register: "rsi",
             field: "args.pid",
+            field_doc: "argument 1 as the syscall's int: 0 this task, -1 any, else a pid (or cgroup fd)",
+            decode: ArgDecode::Int,
             meaning: "the task to measure: 0 the caller, -1 any task (needs `cpu` >= 0), else a pid in the caller's pid namespace; with `PERF_FLAG_PID_CGROUP`, a cgroup directory fd",
         },
         Arg {
@@ -33,6 +38,8 @@ pub static PERF_EVENT_OPEN: Syscall = Syscall {
             c_type: "int",
             register: "rdx",
             field: "args.cpu",
+            field_doc: "argument 2 as the syscall's int: -1 any CPU",
+            decode: ArgDecode::Int,
             meaning: "the CPU to measure on, or -1 for any CPU the task runs on",
         },
         Arg {
@@ -40,6 +47,8 @@ pub static PERF_EVENT_OPEN: Syscall = Syscall {
             c_type: "int",
             register: "r10",
             field: "args.group_fd",
+            field_doc: "argument 3 as the syscall's int: the group leader's fd, or -1",
+            decode: ArgDecode::Int,
             meaning: "the fd of the group leader to join, or -1 to start a new group",
         },
         Arg {
@@ -47,6 +56,13 @@ pub static PERF_EVENT_OPEN: Syscall = Syscall {
             c_type: "unsigned long",
             register: "r8",
             field: "args.flags",
+            field_doc: "argument 4 (unsigned long): PERF_FLAG_* bits",
+            decode: ArgDecode::Flags {
+                names: names::PERF_FLAG,
+                unknown: "PERF_FLAG_???",
+                names_field: "args.flags_names",
+                names_doc: "args.flags by name, unknown bits in hex",
+            },
             meaning: "`PERF_FLAG_FD_NO_GROUP`, `PERF_FLAG_FD_OUTPUT`, `PERF_FLAG_PID_CGROUP`, `PERF_FLAG_FD_CLOEXEC`; any other bit fails with EINVAL before the attr is read",
         },
     ],

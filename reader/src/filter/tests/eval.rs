@@ -282,7 +282,7 @@ fn absent_values_make_every_comparison_false() {
 fn the_field_list_is_the_tables() {
     let all = fields();
     assert_eq!(all.len(), CALL_FIELDS.len() + ATTR_MEMBERS.len());
-    for (f, cf) in all.iter().zip(CALL_FIELDS) {
+    for (f, cf) in all.iter().zip(CALL_FIELDS.iter()) {
         assert_eq!(f.key, cf.key);
         assert!(std::ptr::eq(field(cf.key).unwrap(), f));
     }
