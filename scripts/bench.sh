@@ -46,6 +46,11 @@
 #   --out DIR          run directory (default $ANTINOMIE_CACHE/bench/<UTC time>)
 #   --table DIR        only print the tables of an earlier run
 #   --skip-build       boot the kernels and image already built
+#   --image IMG        boot this guest image in the timing and loss steps
+#                      (e.g. one with another reader: loss test before/after)
+#   --loss-counted     run the loss test under the instruction-count boots'
+#                      clock (-icount): guest time follows guest
+#                      instructions, so rates do not depend on the host's load
 # env: as scripts/build-kernel.sh (ANTINOMIE_CACHE, KERNEL_TARBALL, ...)
 . "$(dirname "$0")/lib.sh"
 
@@ -54,7 +59,7 @@ paths=einval,e2big,swevent,big,getpid
 insn_calls=50000 insn_threads=1,4
 loss_calls=40000 loss_path=einval loss_secs=2 loss_steps=5
 profile_calls=20000
-ring=$((64 << 20)) out="" table_only="" skip_build=0 jobs=1
+ring=$((64 << 20)) out="" table_only="" skip_build=0 jobs=1 image="" loss_counted=0
 steps=time-bench,time-off,insn,loss insn_kernels=bench,off
 num() { [[ "$2" =~ ^[0-9]+$ ]] || die "$1 needs a number, got '$2'"; }
 while [ $# -gt 0 ]; do
@@ -78,6 +83,8 @@ while [ $# -gt 0 ]; do
 	--insn-kernels) insn_kernels=${2:?--insn-kernels needs a list}; shift ;;
 	--table) table_only=${2:?--table needs a run directory}; shift ;;
 	--skip-build) skip_build=1 ;;
+	--image) image=${2:?--image needs a file}; shift ;;
+	--loss-counted) loss_counted=1 ;;
 	*) die "unknown option $1 (see the header of $0)" ;;
 	esac
 	shift
@@ -97,6 +104,12 @@ for k in ${insn_kernels//,/ }; do
 	case "$k" in bench | off) ;; *) die "unknown kernel '$k' in --insn-kernels" ;; esac
 done
 step() { case ",$steps," in *,"$1",*) return 0 ;; esac; return 1; }
+if [ -n "$image" ]; then
+	[ -f "$image" ] || die "no guest image $image"
+	image=$(cd "$(dirname "$image")" && pwd)/$(basename "$image")
+	{ step insn || step profile; } &&
+		die "--image is for the timing and loss steps (the counted steps derive a small image from the built one)"
+fi
 
 if [ -n "$table_only" ]; then
 	[ -d "$table_only" ] || die "no run directory $table_only"
@@ -115,7 +128,7 @@ stage "run directory $out; host load: $(cut -d' ' -f1-3 /proc/loadavg) on $(npro
 	echo "qemu: $(qemu-system-x86_64 --version | head -n1)"
 	echo "options: calls=$calls rounds=$rounds strace_calls=$strace_calls threads=$threads paths=$paths insn_calls=$insn_calls insn_threads=$insn_threads loss_calls=$loss_calls loss_path=$loss_path loss_secs=$loss_secs loss_steps=$loss_steps ring=$ring"
 	echo "load before: $(uptime)"
-	echo "steps: $steps; insn kernels: $insn_kernels; jobs: $jobs"
+	echo "steps: $steps; insn kernels: $insn_kernels; jobs: $jobs; image: ${image:-built}; loss counted: $loss_counted"
 } >>"$out/run.txt"
 
 if [ $skip_build -eq 0 ]; then
@@ -142,7 +155,7 @@ else
 fi
 plugin=$("$ANTINOMIE_ROOT/scripts/build-insn-plugin.sh" 2>/dev/null | tail -n1)
 [ -f "$plugin" ] || die "no insn plugin (run without --skip-build)"
-initrd=$ANTINOMIE_CACHE/initramfs/initramfs.cpio.gz
+initrd=${image:-$ANTINOMIE_CACHE/initramfs/initramfs.cpio.gz}
 [ -f "$initrd" ] || die "no guest image at $initrd (run without --skip-build)"
 # The instruction-count boots use a small image: decompressing the full
 # one (40 MB, the Rust binaries and strace) costs ~2.5 G guest instructions
@@ -306,7 +319,9 @@ fi
 
 if step loss && [ "$loss_calls" -gt 0 ]; then
 	stage "loss test: 4 threads of $loss_path, reader --follow -w recording, default and 4 MiB rings, then the paced bisection"
-	boot loss "$kbench" 3600 "bench.kind=loss bench.loss_calls=$loss_calls bench.loss_path=$loss_path bench.loss_secs=$loss_secs bench.loss_steps=$loss_steps bench.loss_sizes=default,4194304"
+	loss_qemu=()
+	[ $loss_counted -eq 1 ] && loss_qemu=("${counted[@]}")
+	boot loss "$kbench" 3600 "bench.kind=loss bench.loss_calls=$loss_calls bench.loss_path=$loss_path bench.loss_secs=$loss_secs bench.loss_steps=$loss_steps bench.loss_sizes=default,4194304" "${loss_qemu[@]}"
 	info "$(grep -m1 'bench: loss-paced' "$out/loss.log" | sed 's/^bench: //')"
 fi
 
