@@ -187,10 +187,16 @@ fn attr_members_into(
     !first
 }
 
-/// The attr argument (`arg`, argument 0) as text: its pointee, decoded
-/// from the capture, or else the pointer.
-fn attr_text_into(out: &mut String, scratch: &mut String, call: &Call, pmus: &PmuTypes, arg: &Arg) {
-    let ptr = |out: &mut String| arg.text_into(out, call.arg(0));
+/// The attr argument (`arg`, argument `index`) as text: its pointee,
+/// decoded from the capture, or else the pointer.
+fn attr_text_into(
+    out: &mut String,
+    scratch: &mut String,
+    call: &Call,
+    pmus: &PmuTypes,
+    (index, arg): (usize, &Arg),
+) {
+    let ptr = |out: &mut String| arg.text_into(out, call.arg(index));
     let Some(cap) = call.attr_capture() else {
         return ptr(out);
     };
@@ -345,7 +351,7 @@ fn call_text_into(s: &mut String, scratch: &mut String, call: &Call, pmus: &PmuT
                     s.push_str(", ");
                 }
                 if let ArgDecode::CapturedPointer = arg.decode {
-                    attr_text_into(s, scratch, call, pmus, arg);
+                    attr_text_into(s, scratch, call, pmus, (i, arg));
                 } else {
                     s.push_str(arg.name);
                     s.push('=');

@@ -347,6 +347,7 @@ static TAIL_FIELDS: &[CallField] = &[
 /// ([`crate::syscall`]) decodes it (and a flag argument's names), then
 /// the capture's and the result's.
 pub static CALL_FIELDS: LazyLock<Vec<CallField>> = LazyLock::new(|| {
+    const _: () = assert!(PERF_EVENT_OPEN.args.len() <= ARG_FIELD.len());
     let mut fields = HEAD_FIELDS.to_vec();
     for (i, arg) in PERF_EVENT_OPEN.args.iter().enumerate() {
         fields.push(CallField {
@@ -375,14 +376,15 @@ pub static CALL_FIELDS: LazyLock<Vec<CallField>> = LazyLock::new(|| {
     fields
 });
 
-/// Argument `I`'s field, as its rule decodes it.
+/// Argument `I`'s field, as its rule decodes it (the table the keys
+/// were built from).
 fn arg_field<const I: usize>(c: &Call) -> Value<'_> {
-    c.syscall().args[I].value(c.arg(I))
+    PERF_EVENT_OPEN.args[I].value(c.arg(I))
 }
 
 /// A flag argument `I`'s bits by name.
 fn arg_names<const I: usize>(c: &Call) -> Value<'_> {
-    match (c.syscall().args[I].decode, c.arg(I)) {
+    match (PERF_EVENT_OPEN.args[I].decode, c.arg(I)) {
         (ArgDecode::Flags { names, unknown, .. }, Some(w)) => Value::Flags(names, w, unknown),
         _ => Value::Null,
     }

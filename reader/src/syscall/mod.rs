@@ -146,7 +146,7 @@ impl Arg {
 #[must_use]
 // Truncating and reinterpreting the bits is the point.
 #[allow(clippy::cast_possible_truncation, clippy::cast_possible_wrap)]
-pub fn low_i32(word: u64) -> i64 {
+fn low_i32(word: u64) -> i64 {
     i64::from(word as u32 as i32)
 }
 

@@ -46,9 +46,11 @@ impl<'a> Cur<'a> {
         Ok(u64::from_le_bytes(a))
     }
 }
+
 /// The most a frame's length field makes the reader allocate before the
-/// frame's bytes arrive: a drain pass writes far less (one pass over a
-/// ring), and a corrupt length cannot make it allocate more.
+/// frame's bytes arrive: a frame is one drain pass over one ring, up to
+/// the ring's size (256 KiB by default), and a corrupt length cannot make
+/// the reader take more than this ahead of the bytes.
 const FRAME_PREALLOC_MAX: u64 = 16 << 20;
 
 /// The largest header this reader accepts: the CPU list and the PMU
@@ -213,11 +215,12 @@ impl<R: Read> TraceReader<R> {
             let kind = c.u32("frame kind")?;
             let cpu = c.u32("frame cpu")?;
             let len = c.u64("frame length")?;
-            // Read what is there, at most `len`: a corrupt length costs
-            // no more memory than the file has. Room for a whole frame up
+            // Read what is there, at most `len`. Room for a whole frame up
             // to FRAME_PREALLOC_MAX is taken at once (read_to_end would
-            // otherwise grow the buffer from nothing, copying it each time);
-            // a longer one grows as its bytes actually arrive.
+            // otherwise grow the buffer from nothing, copying it each
+            // time); beyond that the buffer grows as bytes arrive, so a
+            // corrupt length costs at most FRAME_PREALLOC_MAX more than
+            // the file holds.
             let mut payload =
                 Vec::with_capacity(usize::try_from(len.min(FRAME_PREALLOC_MAX)).unwrap_or(0));
             (&mut self.r)
