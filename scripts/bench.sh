@@ -47,10 +47,11 @@
 #   --table DIR        only print the tables of an earlier run
 #   --skip-build       boot the kernels and image already built
 #   --image IMG        boot this guest image in the timing and loss steps
-#                      (e.g. one with another reader: loss test before/after)
+#                      (e.g. one with another reader: loss test before/after);
+#                      not with the insn or profile steps
 #   --loss-counted     run the loss test under the instruction-count boots'
 #                      clock (-icount): guest time follows guest
-#                      instructions, so rates do not depend on the host's load
+#                      instructions, so rates depend less on the host's load
 # env: as scripts/build-kernel.sh (ANTINOMIE_CACHE, KERNEL_TARBALL, ...)
 . "$(dirname "$0")/lib.sh"
 
@@ -107,8 +108,8 @@ step() { case ",$steps," in *,"$1",*) return 0 ;; esac; return 1; }
 if [ -n "$image" ]; then
 	[ -f "$image" ] || die "no guest image $image"
 	image=$(cd "$(dirname "$image")" && pwd)/$(basename "$image")
-	{ step insn || step profile; } &&
-		die "--image is for the timing and loss steps (the counted steps derive a small image from the built one)"
+	{ { step insn && [ "$insn_calls" -gt 0 ]; } || step profile; } &&
+		die "--image is for the timing and loss steps (the counted steps derive a small image from the built one): give --steps"
 fi
 
 if [ -n "$table_only" ]; then
@@ -128,7 +129,8 @@ stage "run directory $out; host load: $(cut -d' ' -f1-3 /proc/loadavg) on $(npro
 	echo "qemu: $(qemu-system-x86_64 --version | head -n1)"
 	echo "options: calls=$calls rounds=$rounds strace_calls=$strace_calls threads=$threads paths=$paths insn_calls=$insn_calls insn_threads=$insn_threads loss_calls=$loss_calls loss_path=$loss_path loss_secs=$loss_secs loss_steps=$loss_steps ring=$ring"
 	echo "load before: $(uptime)"
-	echo "steps: $steps; insn kernels: $insn_kernels; jobs: $jobs; image: ${image:-built}; loss counted: $loss_counted"
+	echo "steps: $steps; insn kernels: $insn_kernels; jobs: $jobs; loss counted: $loss_counted"
+	echo "image: ${image:-built}${image:+ (sha256 $(sha256sum "$image" | cut -c1-16))}"
 } >>"$out/run.txt"
 
 if [ $skip_build -eq 0 ]; then
