@@ -13,6 +13,7 @@ use crate::call::{Call, CALL_FIELDS};
 use crate::output::call_json;
 use crate::pipeline::{self, Assembler, Sink};
 use crate::record::LostRecord;
+use crate::syscall::{ArgDecode, PERF_EVENT_OPEN};
 use crate::trace;
 
 fn u64_of(v: &Value, key: &str) -> Option<u64> {
@@ -133,17 +134,27 @@ impl DiffCall {
             attr: json_of(v, "arg0.perf_event_attr"),
         };
         let text = if has_entry {
-            let int = |k| i64_of(v, k).map_or_else(|| "?".to_owned(), |x| x.to_string());
-            format!(
-                "perf_event_open({}, pid={}, cpu={}, group_fd={}, flags={})",
-                arg0_text(v),
-                int("args.pid"),
-                int("args.cpu"),
-                int("args.group_fd"),
-                str_of(v, "args.flags_names").unwrap_or_else(|| "?".to_owned()),
-            )
+            // Each argument as the rule table decodes it, from its keys.
+            let args: Vec<String> = PERF_EVENT_OPEN
+                .args
+                .iter()
+                .map(|a| match a.decode {
+                    ArgDecode::CapturedPointer => arg0_text(v),
+                    ArgDecode::Int => format!(
+                        "{}={}",
+                        a.name,
+                        i64_of(v, a.field).map_or_else(|| "?".to_owned(), |x| x.to_string())
+                    ),
+                    ArgDecode::Flags { names_field, .. } => format!(
+                        "{}={}",
+                        a.name,
+                        str_of(v, names_field).unwrap_or_else(|| "?".to_owned())
+                    ),
+                })
+                .collect();
+            format!("{}({})", PERF_EVENT_OPEN.name, args.join(", "))
         } else {
-            "perf_event_open(/* entry lost */)".to_owned()
+            format!("{}(/* entry lost */)", PERF_EVENT_OPEN.name)
         };
         let outcome = Outcome {
             has_entry,
