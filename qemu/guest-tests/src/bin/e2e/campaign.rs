@@ -77,8 +77,8 @@ use super::random::{
     NO_SUCH_PID,
 };
 use super::{
-    ioctl_with, online_cpus, pin, uffd, Attr, DISABLED, PAGE, PERF_COUNT_SW_CPU_CLOCK,
-    PERF_FLAG_FD_CLOEXEC,
+    ioctl_with, map_anonymous, online_cpus, pin, protect_none, uffd, Attr, DISABLED, PAGE,
+    PERF_COUNT_SW_CPU_CLOCK, PERF_FLAG_FD_CLOEXEC,
 };
 
 /// Streams of the seed: the plan uses `STREAM_BASE`, thread t `STREAM_BASE + t`
@@ -416,30 +416,12 @@ struct Arena {
 
 impl Arena {
     fn new() -> Result<Self, String> {
-        let len = ARENA_PAGES * PAGE;
-        // SAFETY: a new anonymous private mapping; nothing else is affected.
-        let base = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        if base == libc::MAP_FAILED {
-            return Err(format!("mmap: {}", std::io::Error::last_os_error()));
+        let base = map_anonymous(ARENA_PAGES * PAGE).map_err(|e| format!("mmap: {e}"))?;
+        for page in [N4, N7, N9] {
+            // The page lies inside the mapping just made.
+            protect_none(base.wrapping_add(page * PAGE)).map_err(|e| format!("mprotect: {e}"))?;
         }
         let base = base as usize;
-        for page in [N4, N7, N9] {
-            // SAFETY: the page lies inside the mapping just made.
-            let rc =
-                unsafe { libc::mprotect((base + page * PAGE) as *mut _, PAGE, libc::PROT_NONE) };
-            if rc != 0 {
-                return Err(format!("mprotect: {}", std::io::Error::last_os_error()));
-            }
-        }
         // SAFETY: userfaultfd(2) takes flags only.
         let raw =
             unsafe { libc::syscall(libc::SYS_userfaultfd, libc::O_CLOEXEC | libc::O_NONBLOCK) };

@@ -219,23 +219,10 @@ impl Guarded {
     fn new(readable: usize) -> Self {
         let pages = readable.div_ceil(PAGE) + 1;
         let len = pages * PAGE;
-        // SAFETY: an anonymous private mapping at an address of the
-        // kernel's choosing; no existing memory is affected.
-        let base = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        assert_ne!(base, libc::MAP_FAILED, "mmap of {len} bytes failed");
-        let base = base.cast::<u8>();
-        // SAFETY: the last page lies inside the mapping just made.
-        let rc = unsafe { libc::mprotect(base.add(len - PAGE).cast(), PAGE, libc::PROT_NONE) };
-        assert_eq!(rc, 0, "mprotect of the guard page failed");
+        let base = map_anonymous(len).unwrap_or_else(|e| panic!("mmap of {len} bytes failed: {e}"));
+        // The last page lies inside the mapping just made.
+        protect_none(base.wrapping_add(len - PAGE))
+            .unwrap_or_else(|e| panic!("mprotect of the guard page failed: {e}"));
         Guarded { base, len }
     }
 
@@ -251,6 +238,37 @@ impl Drop for Guarded {
         // SAFETY: base/len are exactly the mapping made in new().
         unsafe { libc::munmap(self.base.cast(), self.len) };
     }
+}
+
+/// A new anonymous private read-write mapping of `len` bytes, at an
+/// address of the kernel's choosing.
+fn map_anonymous(len: usize) -> std::io::Result<*mut u8> {
+    // SAFETY: a new mapping; no existing memory is affected.
+    let base = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    };
+    if base == libc::MAP_FAILED {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(base.cast())
+}
+
+/// Makes the page at `page` (page-aligned, inside a mapping of this
+/// process that nothing else refers to) inaccessible.
+fn protect_none(page: *mut u8) -> std::io::Result<()> {
+    // SAFETY: mprotect() only changes the page's protection; the caller
+    // owns the mapping.
+    if unsafe { libc::mprotect(page.cast(), PAGE, libc::PROT_NONE) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 /// `CLOCK_MONOTONIC` in ns.
