@@ -41,7 +41,9 @@ use std::time::Instant;
 use serde_json::{Map, Value};
 
 use super::model::{self, Pmus};
-use super::{compare_line, derive, Derived, Exp, State, Tally, Work, Works, CALL_KEYS};
+use crate::compare::{compare_line, Tally};
+use crate::expect::{derive, Derived, Exp, State, CALL_KEYS};
+use crate::worklog::{Work, Works};
 
 /// Where the calls come from and what else to check.
 #[derive(Debug)]
