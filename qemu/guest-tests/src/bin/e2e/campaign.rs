@@ -76,10 +76,8 @@ use super::random::{
     attr_bytes, kernel_reads, AttrKind, Rng, BAD_CPU, BAD_FD, BOUNDARY_SIZES, FORBIDDEN,
     NO_SUCH_PID,
 };
-use super::{
-    ioctl_with, map_anonymous, online_cpus, pin, protect_none, uffd, Attr, DISABLED, PAGE,
-    PERF_COUNT_SW_CPU_CLOCK, PERF_FLAG_FD_CLOEXEC,
-};
+use super::system::{ioctl_with, map_anonymous, online_cpus, pin, protect_none, uffd};
+use super::{Attr, DISABLED, PAGE, PERF_COUNT_SW_CPU_CLOCK, PERF_FLAG_FD_CLOEXEC};
 
 /// Streams of the seed: the plan uses `STREAM_BASE`, thread t `STREAM_BASE + t`
 /// (the `random` workload uses 1..=T, so the same seed draws other calls).

@@ -48,9 +48,11 @@ use clap::Parser;
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use super::caller::{close, Caller, Ptr};
+use super::system::online_cpus;
 use super::{
-    close, online_cpus, Attr, Caller, Ptr, DISABLED, EXCLUDE_HV, EXCLUDE_KERNEL, FREQ,
-    PERF_COUNT_SW_CPU_CLOCK, PERF_FLAG_FD_CLOEXEC, PERF_TYPE_HARDWARE, PERF_TYPE_SOFTWARE,
+    Attr, DISABLED, EXCLUDE_HV, EXCLUDE_KERNEL, FREQ, PERF_COUNT_SW_CPU_CLOCK,
+    PERF_FLAG_FD_CLOEXEC, PERF_TYPE_HARDWARE, PERF_TYPE_SOFTWARE,
 };
 
 /// The script id in the tag of argument word 5 (the e2e scripts use 1..=4).
