@@ -1,0 +1,245 @@
+//! The capture side of a pass `on`: the device's ioctls, `reader --follow
+//! --enable` and its summary, and the per-epoch accounting check.
+
+use std::fs::OpenOptions;
+use std::os::fd::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use antinomie_abi as abi;
+
+/// The device, opened for a moment (it allows one open at a time).
+pub(super) struct Device(std::fs::File);
+
+impl Device {
+    pub(super) fn open(path: &Path) -> Result<Self, String> {
+        OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(path)
+            .map(Device)
+            .map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    fn ioctl(&self, cmd: u32, arg: *mut libc::c_void, what: &str) -> Result<(), String> {
+        // SAFETY: cmd is one of the device's ioctls and arg points to the
+        // argument type its _IOC_SIZE names (or is unused for _IO).
+        let rc = unsafe { libc::ioctl(self.0.as_raw_fd(), libc::Ioctl::from(cmd), arg) };
+        if rc < 0 {
+            Err(format!("{what}: {}", std::io::Error::last_os_error()))
+        } else {
+            Ok(())
+        }
+    }
+
+    pub(super) fn disable(&self) -> Result<(), String> {
+        self.ioctl(
+            abi::IOC_DISABLE,
+            std::ptr::null_mut(),
+            "ANTINOMIE_IOC_DISABLE",
+        )
+    }
+
+    pub(super) fn set_ring_size(&self, mut size: u64) -> Result<(), String> {
+        self.ioctl(
+            abi::IOC_SET_RING_SIZE,
+            std::ptr::from_mut(&mut size).cast(),
+            "ANTINOMIE_IOC_SET_RING_SIZE",
+        )
+    }
+
+    /// Per possible CPU: (cpu, produced, lost by reason).
+    pub(super) fn counters(&self) -> Result<Vec<(u32, u64, [u64; abi::LOST_NR_SLOTS])>, String> {
+        let mut info = abi::Info::default();
+        self.ioctl(
+            abi::IOC_GET_INFO,
+            std::ptr::from_mut(&mut info).cast(),
+            "ANTINOMIE_IOC_GET_INFO",
+        )?;
+        let mut out = Vec::new();
+        for cpu in 0..info.cpu_id_limit {
+            let mut c = abi::Counters {
+                cpu,
+                ..abi::Counters::default()
+            };
+            // A CPU that is not possible has no ring: ENODEV.
+            if self
+                .ioctl(
+                    abi::IOC_GET_COUNTERS,
+                    std::ptr::from_mut(&mut c).cast(),
+                    "ANTINOMIE_IOC_GET_COUNTERS",
+                )
+                .is_ok()
+            {
+                out.push((cpu, c.produced, c.lost));
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// `reader --follow --enable`, its summary on stderr in a file.
+pub(super) struct Reader {
+    child: Child,
+    err_path: PathBuf,
+}
+
+impl Reader {
+    pub(super) fn start(bin: &Path, err_path: &Path) -> Result<Self, String> {
+        let err =
+            std::fs::File::create(err_path).map_err(|e| format!("{}: {e}", err_path.display()))?;
+        let mut child = Command::new(bin)
+            .args(["--follow", "--enable"])
+            .stdout(Stdio::null())
+            .stderr(err)
+            .spawn()
+            .map_err(|e| format!("{}: {e}", bin.display()))?;
+        let maps = format!("/proc/{}/maps", child.id());
+        let t0 = Instant::now();
+        // Capture is on once the reader maps the rings (it enables first).
+        while !std::fs::read_to_string(&maps).is_ok_and(|m| m.contains("/dev/antinomie")) {
+            if let Ok(Some(status)) = child.try_wait() {
+                return Err(format!(
+                    "reader --follow exited with {status} before mapping the rings: {}",
+                    std::fs::read_to_string(err_path).unwrap_or_default().trim()
+                ));
+            }
+            if t0.elapsed() > Duration::from_secs(60) {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err("reader --follow did not map the rings within 60 s".into());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Ok(Reader {
+            child,
+            err_path: err_path.to_owned(),
+        })
+    }
+
+    /// SIGINT, wait, and the rows of the summary it printed.
+    pub(super) fn stop(mut self) -> Result<Vec<SummaryRow>, String> {
+        let pid = i32::try_from(self.child.id()).expect("a pid");
+        // SAFETY: the reader is this process's child, not yet waited for.
+        unsafe { libc::kill(pid, libc::SIGINT) };
+        let status = self
+            .child
+            .wait()
+            .map_err(|e| format!("waiting for the reader: {e}"))?;
+        let text = std::fs::read_to_string(&self.err_path).unwrap_or_default();
+        if !status.success() {
+            return Err(format!(
+                "reader --follow exited with {status}: {}",
+                text.trim()
+            ));
+        }
+        let rows: Vec<SummaryRow> = text.lines().filter_map(SummaryRow::parse).collect();
+        if rows.is_empty() {
+            return Err(format!(
+                "no per-CPU rows in the reader's summary: {}",
+                text.trim()
+            ));
+        }
+        Ok(rows)
+    }
+}
+
+/// One CPU row of the reader's summary table.
+#[derive(Debug)]
+pub(super) struct SummaryRow {
+    cpu: u32,
+    produced: u64,
+    consumed: u64,
+    skipped: u64,
+    check: String,
+}
+
+impl SummaryRow {
+    /// `cpu produced consumed ring_full (reported) bad_cons (reported) skipped check...`
+    fn parse(line: &str) -> Option<Self> {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        if w.len() < 9 {
+            return None;
+        }
+        Some(SummaryRow {
+            cpu: w[0].parse().ok()?,
+            produced: w[1].parse().ok()?,
+            consumed: w[2].parse().ok()?,
+            skipped: w[7].parse().ok()?,
+            check: w[8..].join(" "),
+        })
+    }
+}
+
+/// The running totals of a pass `on`.
+#[derive(Debug, Default)]
+pub(super) struct Tally {
+    pub(super) capture_epochs: usize,
+    pub(super) off_epochs: usize,
+    pub(super) calls_captured: u64,
+    pub(super) records_produced: u64,
+    pub(super) records_lost: u64,
+    pub(super) mismatches: Vec<String>,
+}
+
+/// Checks one capture epoch: per CPU, the reader consumed what the kernel
+/// produced, and produced + lost = 2 records per call made on that CPU.
+pub(super) fn check_epoch(
+    e: usize,
+    calls_on_cpu: &[(u32, u64)],
+    rows: &[SummaryRow],
+    counters: &[(u32, u64, [u64; abi::LOST_NR_SLOTS])],
+    tally: &mut Tally,
+) {
+    for &(cpu, produced, lost) in counters {
+        let calls = calls_on_cpu
+            .iter()
+            .filter(|(c, _)| *c == cpu)
+            .map(|(_, n)| n)
+            .sum::<u64>();
+        let lost_all: u64 = lost.iter().sum();
+        tally.records_produced += produced;
+        tally.records_lost += lost_all;
+        let mut why = Vec::new();
+        match rows.iter().find(|r| r.cpu == cpu) {
+            None => why.push("no row in the reader's summary".to_owned()),
+            Some(r) => {
+                if r.produced != produced {
+                    why.push(format!(
+                        "the reader saw produced {} but GET_COUNTERS says {produced}",
+                        r.produced
+                    ));
+                }
+                if r.consumed != produced {
+                    why.push(format!(
+                        "the reader consumed {} of {produced} records produced",
+                        r.consumed
+                    ));
+                }
+                if r.skipped != 0 || r.check.contains("STOPPED") {
+                    why.push(format!(
+                        "the reader skipped {} records ({})",
+                        r.skipped, r.check
+                    ));
+                }
+            }
+        }
+        if produced + lost_all != 2 * calls {
+            why.push(format!(
+                "produced {produced} + lost {lost_all} != 2 records x {calls} calls made on it"
+            ));
+        }
+        if lost[abi::LOST_BAD_CONSUMER] != 0 {
+            why.push(format!(
+                "{} records lost to a bad consumer position",
+                lost[abi::LOST_BAD_CONSUMER]
+            ));
+        }
+        if !why.is_empty() {
+            tally
+                .mismatches
+                .push(format!("epoch {e}, cpu {cpu}: {}", why.join("; ")));
+        }
+    }
+}

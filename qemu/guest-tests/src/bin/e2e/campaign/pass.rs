@@ -1,0 +1,177 @@
+//! One pass: the plan of its epochs, the calling threads, and between
+//! their bursts the device changes and checks the plan asks for.
+
+use std::path::PathBuf;
+use std::sync::atomic::AtomicI32;
+use std::sync::Barrier;
+
+use crate::e2e::random::{Rng, BAD_FD};
+use crate::e2e::system::pin;
+
+use super::arena::Arena;
+use super::capture::{check_epoch, Device, Reader, Tally};
+use super::thread::{calls_of_thread, epoch_calls, thread_pass, Outcome, Shared};
+use super::{Args, PassKind, STREAM_BASE};
+/// The ring sizes an epoch picks from, with their weights.
+const RING_SIZES: [(u64, u64); 4] = [(30, 4096), (20, 16384), (30, 65536), (20, 1 << 20)];
+
+/// What the device does during one burst of a pass `on`.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Epoch {
+    capture: bool,
+    ring_size: u64,
+}
+
+pub(super) fn plan(seed: u64, epochs: usize) -> Vec<Epoch> {
+    let mut rng = Rng::new(seed, STREAM_BASE);
+    (0..epochs)
+        .map(|e| {
+            let off = rng.percent(20);
+            Epoch {
+                capture: e == 0 || !off,
+                ring_size: rng.weighted(&RING_SIZES),
+            }
+        })
+        .collect()
+}
+
+/// Runs one pass; returns every thread's outcomes.
+#[allow(clippy::too_many_lines)]
+pub(super) fn run_pass(
+    args: &Args,
+    kind: PassKind,
+    arenas: &[Arena],
+    epochs: &[Epoch],
+    cpus: &[u32],
+    break_accounting: bool,
+    tally: &mut Tally,
+) -> Result<Vec<Vec<Outcome>>, String> {
+    let threads = args.threads;
+    let shared = Shared {
+        seed: args.seed,
+        cpus: cpus.to_vec(),
+        leaders: (0..threads).map(|_| AtomicI32::new(BAD_FD)).collect(),
+        barrier: Barrier::new(threads + 1),
+        burst: args.burst,
+        epochs: epochs.len(),
+    };
+    let device_present = args.device.exists();
+    // Capture off before the leaders are opened; in a pass `off`, the
+    // counters must not move (if there is a device).
+    let off_counters = if device_present {
+        let dev = Device::open(&args.device)?;
+        dev.disable()?;
+        Some(dev.counters()?)
+    } else if kind == PassKind::On {
+        return Err(format!(
+            "{} is missing: a pass `on` needs it",
+            args.device.display()
+        ));
+    } else {
+        None
+    };
+    let err_path = PathBuf::from(format!("/tmp/campaign-reader.{}.err", std::process::id()));
+    let thread_cpu = |t: usize| cpus[t % cpus.len()];
+    let mut result = Ok(());
+    let outcomes = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let shared = &shared;
+                let arena = &arenas[t];
+                let calls = calls_of_thread(args.calls, threads, t);
+                let cpu = thread_cpu(t);
+                s.spawn(move || {
+                    let pinned = pin(cpu).is_some();
+                    let out = thread_pass(shared, arena, t, calls);
+                    (pinned, out)
+                })
+            })
+            .collect();
+        shared.barrier.wait(); // the leaders are open
+        let mut accounting_broken = !break_accounting;
+        for (e, epoch) in epochs.iter().enumerate() {
+            let mut reader = None;
+            let mut before = None;
+            if result.is_ok() && kind == PassKind::On {
+                let step = || -> Result<_, String> {
+                    let dev = Device::open(&args.device)?;
+                    dev.disable()?;
+                    if epoch.capture {
+                        dev.set_ring_size(epoch.ring_size)?;
+                        drop(dev);
+                        Ok((Some(Reader::start(&args.reader, &err_path)?), None))
+                    } else {
+                        Ok((None, Some(dev.counters()?)))
+                    }
+                };
+                match step() {
+                    Ok((r, b)) => (reader, before) = (r, b),
+                    Err(why) => result = Err(format!("epoch {e}: {why}")),
+                }
+            }
+            shared.barrier.wait(); // the burst starts
+            shared.barrier.wait(); // the burst is over
+            if result.is_err() {
+                continue;
+            }
+            if let Some(r) = reader {
+                tally.capture_epochs += 1;
+                let mut calls_on_cpu: Vec<(u32, u64)> = (0..threads)
+                    .map(|t| {
+                        let n = epoch_calls(calls_of_thread(args.calls, threads, t), args.burst, e);
+                        (thread_cpu(t), n as u64)
+                    })
+                    .collect();
+                tally.calls_captured += calls_on_cpu.iter().map(|(_, n)| n).sum::<u64>();
+                if !accounting_broken && calls_on_cpu[0].1 > 0 {
+                    calls_on_cpu[0].1 -= 1;
+                    accounting_broken = true;
+                }
+                let step = || -> Result<_, String> {
+                    let rows = r.stop()?;
+                    let dev = Device::open(&args.device)?;
+                    dev.disable()?;
+                    Ok((rows, dev.counters()?))
+                };
+                match step() {
+                    Ok((rows, counters)) => check_epoch(e, &calls_on_cpu, &rows, &counters, tally),
+                    Err(why) => result = Err(format!("epoch {e}: {why}")),
+                }
+            } else if let Some(b) = before {
+                tally.off_epochs += 1;
+                match Device::open(&args.device).and_then(|d| d.counters()) {
+                    Ok(after) if after == b => {}
+                    Ok(after) => tally.mismatches.push(format!(
+                        "epoch {e}: capture was off, yet the counters moved from {b:?} to {after:?}"
+                    )),
+                    Err(why) => result = Err(format!("epoch {e}: {why}")),
+                }
+            }
+        }
+        handles
+            .into_iter()
+            .enumerate()
+            .map(|(t, h)| {
+                let (pinned, out) = h.join().expect("a campaign thread panicked");
+                if !pinned {
+                    result = Err(format!(
+                        "thread {t} could not pin itself to cpu {}",
+                        thread_cpu(t)
+                    ));
+                }
+                out
+            })
+            .collect::<Vec<_>>()
+    });
+    result?;
+    if let Some(before) = off_counters.filter(|_| kind == PassKind::Off) {
+        let after = Device::open(&args.device)?.counters()?;
+        if after != before {
+            tally.mismatches.push(format!(
+                "pass off: capture was off, yet the counters moved from {before:?} to {after:?}"
+            ));
+        }
+    }
+    let _ = std::fs::remove_file(&err_path);
+    Ok(outcomes)
+}
