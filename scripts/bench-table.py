@@ -162,10 +162,11 @@ def main():
             out.append(f"**{t} thread{'s' if t > 1 else ''}**")
             out.append("")
             out.append(
-                "| path | off kernel | capture off | capture on | ftrace events "
-                "| capture's added ÷ ftrace's added (insns; median time) |"
+                "| path | off kernel | capture off | capture on | ftrace events | strace "
+                "| capture's added ÷ ftrace's added (insns; median time) "
+                "| strace ÷ capture's added (insns) |"
             )
-            out.append("|---|---|---|---|---|---|")
+            out.append("|---|---|---|---|---|---|---|---|")
             for p in PATHS:
                 if not any(k[2] == t and k[3] == p for k in insn):
                     continue
@@ -175,7 +176,7 @@ def main():
                 row.append("—" if k is None else f"{k:.0f}")
                 row.append("—" if b is None else f"{b:.0f}")
                 added = {}
-                for mode in ("capture", "ftrace"):
+                for mode in ("capture", "ftrace", "strace"):
                     v = insn.get(("bench", mode, t, p))
                     if v is None:
                         row.append("—")
@@ -185,7 +186,7 @@ def main():
                         added[mode] = v - b
                         row.append(f"{v:.0f} ({v - b:+.0f})")
                 ratio = "—"
-                if p != "getpid" and len(added) == 2 and added["ftrace"] > 0:
+                if p != "getpid" and "capture" in added and added.get("ftrace", 0) > 0:
                     ratio = f"**{added['capture'] / added['ftrace']:.2f}**"
                     tb = bench.get(("off", t, p))
                     tc = bench.get(("capture", t, p))
@@ -196,12 +197,16 @@ def main():
                         if df > 0:
                             ratio += f"; {(statistics.median(tc) - mb) / df:.2f}"
                 row.append(ratio)
+                strace = "—"
+                if "strace" in added and added.get("capture", 0) > 0:
+                    strace = f"{(added['strace'] + b) / added['capture']:.0f}×"
+                row.append(strace)
                 out.append("| " + " | ".join(row) + " |")
             v = insn.get(("bench", "rawsys", t, "getpid"))
             b = insn.get(("bench", "off", t, "getpid"))
             if v is not None:
                 extra = f"{v:.0f}" if b is None else f"{v:.0f} ({v - b:+.0f})"
-                out.append(f"| getpid, ftrace raw_syscalls events | | | | {extra} | |")
+                out.append(f"| getpid, ftrace raw_syscalls events | | | | {extra} | | | |")
             out.append("")
 
     loss = run / "loss.log"

@@ -29,6 +29,9 @@
 #   --insn-calls N     calls per instruction-count boot (default 50000;
 #                      0 skips the instruction counts)
 #   --insn-threads LIST  thread counts for the instruction counts (default 1,4)
+#   --insn-strace-calls N  calls per instruction-count boot under strace
+#                      (default 2000; 0 skips them): strace's cost counted
+#                      exactly too, on the bench kernel, every path but getpid
 #   --loss-calls N     unpaced loss-test calls per thread (default 40000; 0
 #                      skips the loss test)
 #   --loss-path P      the loss test's path (default einval)
@@ -57,7 +60,7 @@
 
 calls=2000 rounds=5 strace_calls=50 threads=1,4
 paths=einval,e2big,swevent,big,getpid
-insn_calls=50000 insn_threads=1,4
+insn_calls=50000 insn_threads=1,4 insn_strace_calls=2000
 loss_calls=40000 loss_path=einval loss_secs=2 loss_steps=5
 profile_calls=20000
 ring=$((64 << 20)) out="" table_only="" skip_build=0 jobs=1 image="" loss_counted=0
@@ -72,6 +75,7 @@ while [ $# -gt 0 ]; do
 	--paths) paths=${2:?--paths needs a list}; shift ;;
 	--insn-calls) num "$1" "${2:-}"; insn_calls=$2; shift ;;
 	--insn-threads) insn_threads=${2:?--insn-threads needs a list}; shift ;;
+	--insn-strace-calls) num "$1" "${2:-}"; insn_strace_calls=$2; shift ;;
 	--loss-calls) num "$1" "${2:-}"; loss_calls=$2; shift ;;
 	--loss-path) loss_path=${2:?--loss-path needs a path}; shift ;;
 	--loss-secs) num "$1" "${2:-}"; loss_secs=$2; shift ;;
@@ -127,7 +131,7 @@ stage "run directory $out; host load: $(cut -d' ' -f1-3 /proc/loadavg) on $(npro
 	echo "commit: $(git -C "$ANTINOMIE_ROOT" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(git -C "$ANTINOMIE_ROOT" diff --quiet HEAD -- 2>/dev/null || echo ' (with uncommitted changes)')"
 	echo "series: $(cat "$ANTINOMIE_ROOT"/kernel-patch/series $(sed "s|^|$ANTINOMIE_ROOT/kernel-patch/|" "$ANTINOMIE_ROOT/kernel-patch/series") | sha256sum | cut -c1-12) (sha256 of the series file and its patches)"
 	echo "qemu: $(qemu-system-x86_64 --version | head -n1)"
-	echo "options: calls=$calls rounds=$rounds strace_calls=$strace_calls threads=$threads paths=$paths insn_calls=$insn_calls insn_threads=$insn_threads loss_calls=$loss_calls loss_path=$loss_path loss_secs=$loss_secs loss_steps=$loss_steps ring=$ring"
+	echo "options: calls=$calls rounds=$rounds strace_calls=$strace_calls threads=$threads paths=$paths insn_calls=$insn_calls insn_threads=$insn_threads insn_strace_calls=$insn_strace_calls loss_calls=$loss_calls loss_path=$loss_path loss_secs=$loss_secs loss_steps=$loss_steps ring=$ring"
 	echo "load before: $(uptime)"
 	echo "steps: $steps; insn kernels: $insn_kernels; jobs: $jobs; loss counted: $loss_counted"
 	echo "image: ${image:-built}${image:+ (sha256 $(sha256sum "$image" | cut -c1-16))}"
@@ -233,9 +237,12 @@ counted=(-icount shift=3,sleep=off -rtc base=2026-01-01T00:00:00,clock=vm)
 if step insn && [ "$insn_calls" -gt 0 ]; then
 	# insn_boot KERNEL_NAME KERNEL MODE T LABEL PATH N
 	insn_boot() {
-		local kname=$1 kernel=$2 mode=$3 t=$4 label=$5 path=$6 n=$7 name insns
+		local kname=$1 kernel=$2 mode=$3 t=$4 label=$5 path=$6 n=$7 name insns image=$insn_initrd
 		name=insn-$kname-$mode-t$t-$label
-		initrd=$insn_initrd boot "$name" "$kernel" 1800 \
+		# strace and its libraries are only in the full image; what
+		# unpacking it costs is the same in both boots of a cell.
+		[ "$mode" = strace ] && image=$initrd
+		initrd=$image boot "$name" "$kernel" 1800 \
 			"antinomie.ring_size=$ring bench.kind=insn bench.mode=$mode bench.threads=$t bench.path=$path bench.calls=$n bench.ring=$ring" \
 			"${counted[@]}" -plugin "$plugin,inline=on" -d plugin -D "$out/$name.insn"
 		insns=$(sed -n 's/^insns: //p' "$out/$name.insn")
@@ -245,20 +252,26 @@ if step insn && [ "$insn_calls" -gt 0 ]; then
 	boots=()
 	for t in ${insn_threads//,/ }; do
 		for kname in ${insn_kernels//,/ }; do
-			modes_k="off capture ftrace rawsys"
+			modes_k="off capture ftrace rawsys strace"
 			[ "$kname" = off ] && modes_k=off
 			for m in $modes_k; do
-				cell_paths=${paths//,/ }
-				if [ "$m" = rawsys ]; then
+				cell_paths=${paths//,/ } n=$insn_calls
+				case "$m" in
+				rawsys)
 					case ",$paths," in *,getpid,*) cell_paths=getpid ;; *) continue ;; esac
-				fi
+					;;
+				strace)
+					[ "$insn_strace_calls" -gt 0 ] || continue
+					cell_paths=${cell_paths//getpid/} n=$insn_strace_calls
+					;;
+				esac
 				for p in $cell_paths; do
-					boots+=("$kname $m $t base-$p $p $base_calls" "$kname $m $t $p $p $insn_calls")
+					boots+=("$kname $m $t base-$p $p $((n / 10))" "$kname $m $t $p $p $n")
 				done
 			done
 		done
 	done
-	stage "instruction counts: ${#boots[@]} boots ($insn_calls calls and $base_calls per cell), $jobs at a time"
+	stage "instruction counts: ${#boots[@]} boots ($insn_calls calls and $base_calls per cell, $insn_strace_calls under strace), $jobs at a time"
 	running=0 failed=0
 	for b in "${boots[@]}"; do
 		read -r kname m t label p n <<<"$b"
