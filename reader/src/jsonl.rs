@@ -316,12 +316,13 @@ fn attr(
     let keys = keys();
     buf.push(b'{');
     let mut first = true;
+    let applicable = view.applicable(pmus);
     for ((m, name), bit) in ATTR_MEMBERS.iter().zip(&keys.member).zip(&keys.bit) {
         if names && !m.repr.is_symbolic() {
             continue;
         }
         let Some(raw) = view.raw(m) else { continue };
-        if !view.applies(m, pmus) {
+        if !applicable.allows(m.applies) {
             continue;
         }
         if names {
@@ -356,10 +357,11 @@ fn attr_nonzero_members(
     keys: &[Key],
     bit_set: &[Key],
 ) {
+    let applicable = view.applicable(pmus);
     for ((m, name), set) in ATTR_MEMBERS.iter().zip(keys).zip(bit_set) {
         let Some(raw) = view.raw(m) else { continue };
         // A zero word is zero whatever the member's sign or width.
-        if raw == 0 || !view.applies(m, pmus) {
+        if raw == 0 || !applicable.allows(m.applies) {
             continue;
         }
         if m.is_signed() {

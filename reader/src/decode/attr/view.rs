@@ -33,6 +33,21 @@ pub struct AttrView<'a> {
     controls: Controls,
 }
 
+/// Which union aliases apply to one attr ([`AttrView::applicable`]): the
+/// answer of [`AttrView::applies`] for every [`Applies`] at once (a bit
+/// per variant), so that a walk over every member looks the dynamic PMU
+/// types up once per attr, not once per member.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Applicable(u16);
+
+impl Applicable {
+    /// Whether a member with this condition applies.
+    #[must_use]
+    pub fn allows(self, a: Applies) -> bool {
+        (self.0 >> (a as u16)) & 1 != 0
+    }
+}
+
 /// More than the unions of `struct perf_event_attr` (a unit test checks
 /// it): [`AttrView::each_text_member`] tracks them in an array this long.
 const MAX_UNIONS: usize = 16;
@@ -169,21 +184,28 @@ impl<'a> AttrView<'a> {
     /// counts as 0.
     #[must_use]
     pub fn applies(&self, m: &AttrMember, pmus: &PmuTypes) -> bool {
+        self.applicable(pmus).allows(m.applies)
+    }
+
+    /// [`AttrView::applies`] for every condition at once.
+    #[must_use]
+    pub fn applicable(&self, pmus: &PmuTypes) -> Applicable {
         let c = &self.controls;
-        match m.applies {
-            Applies::Always => true,
-            Applies::FreqClear => !c.freq,
-            Applies::FreqSet => c.freq,
-            Applies::WatermarkClear => !c.watermark,
-            Applies::WatermarkSet => c.watermark,
-            Applies::Breakpoint => c.ty == names::TYPE_BREAKPOINT,
-            Applies::Kprobe => pmus.is(c.ty, "kprobe"),
-            Applies::Uprobe => pmus.is(c.ty, "uprobe"),
-            Applies::KprobeAddr => pmus.is(c.ty, "kprobe") && !c.config1,
-            Applies::ProbeOffset => {
-                pmus.is(c.ty, "uprobe") || (pmus.is(c.ty, "kprobe") && c.config1)
-            }
-        }
+        let kprobe = pmus.is(c.ty, "kprobe");
+        let uprobe = pmus.is(c.ty, "uprobe");
+        let bit = |a: Applies, holds: bool| u16::from(holds) << (a as u16);
+        Applicable(
+            bit(Applies::Always, true)
+                | bit(Applies::FreqClear, !c.freq)
+                | bit(Applies::FreqSet, c.freq)
+                | bit(Applies::WatermarkClear, !c.watermark)
+                | bit(Applies::WatermarkSet, c.watermark)
+                | bit(Applies::Breakpoint, c.ty == names::TYPE_BREAKPOINT)
+                | bit(Applies::Kprobe, kprobe)
+                | bit(Applies::Uprobe, uprobe)
+                | bit(Applies::KprobeAddr, kprobe && !c.config1)
+                | bit(Applies::ProbeOffset, uprobe || (kprobe && c.config1)),
+        )
     }
 
     /// The member's value as the text output shows it (names for
@@ -262,8 +284,9 @@ impl<'a> AttrView<'a> {
         // few, so a small array, not a Vec.
         let mut unions_done: [&str; MAX_UNIONS] = [""; MAX_UNIONS];
         let mut unions = 0;
+        let applicable = self.applicable(pmus);
         for m in ATTR_MEMBERS {
-            if m.text == TextRule::Hidden || !self.applies(m, pmus) {
+            if m.text == TextRule::Hidden || !applicable.allows(m.applies) {
                 continue;
             }
             let Some(v) = self.raw(m) else { continue };
@@ -301,6 +324,13 @@ mod tests {
 
     fn attr(len: usize) -> Vec<u8> {
         vec![0u8; len]
+    }
+
+    #[test]
+    fn every_condition_has_a_bit() {
+        for m in ATTR_MEMBERS {
+            assert!(u32::from(m.applies as u16) < u16::BITS, "{}", m.name);
+        }
     }
 
     #[test]
