@@ -13,7 +13,8 @@
 use std::sync::OnceLock;
 
 use crate::call::{Call, Value, CALL_FIELDS, COMPACT_ATTR_KEY, COMPACT_OMITTED, LOST_FIELDS};
-use crate::decode::{names, AttrView, PmuTypes, Repr, ATTR_KEY_PREFIX, ATTR_MEMBERS};
+use crate::decode::attr::Slot;
+use crate::decode::{names, Applies, AttrView, PmuTypes, Repr, ATTR_KEY_PREFIX, ATTR_MEMBERS};
 
 /// Which keys a call line carries (`--json-schema`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -168,8 +169,30 @@ enum CompactRole {
     Flatten,
 }
 
+/// How the JSON line prints an attr member's value.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Print {
+    Unsigned,
+    /// Sign-extended from its width.
+    Signed,
+    /// A one-bit flag: `true` or `false`.
+    Bit,
+}
+
+/// What the JSON attr walks need of one member, made once from its
+/// table entry: a few dense words per member instead of the whole entry
+/// (names, docs, `Option`s to match) read per member of every attr.
+struct MemberOut {
+    slot: Slot,
+    applies: Applies,
+    print: Print,
+    symbolic: bool,
+}
+
 /// The keys, made once: one constant-size copy per key on the hot path.
 struct Keys {
+    /// By member: how it is read and printed.
+    members: Vec<MemberOut>,
     call: Vec<Key>,
     /// By call key: what the compact schema does with it.
     compact: Vec<CompactRole>,
@@ -190,6 +213,21 @@ struct Keys {
 fn keys() -> &'static Keys {
     static KEYS: OnceLock<Keys> = OnceLock::new();
     KEYS.get_or_init(|| Keys {
+        members: ATTR_MEMBERS
+            .iter()
+            .map(|m| MemberOut {
+                slot: Slot::of(m),
+                applies: m.applies,
+                print: if m.is_signed() {
+                    Print::Signed
+                } else if let (Repr::Bit, Some((_, 1))) = (m.repr, m.bits) {
+                    Print::Bit
+                } else {
+                    Print::Unsigned
+                },
+                symbolic: m.repr.is_symbolic(),
+            })
+            .collect(),
         call: CALL_FIELDS.iter().map(|f| Key::new(f.key)).collect(),
         compact: CALL_FIELDS
             .iter()
@@ -348,12 +386,15 @@ fn attr(
     buf.push(b'{');
     let mut first = true;
     let applicable = view.applicable(pmus);
-    for ((m, name), bit) in ATTR_MEMBERS.iter().zip(&keys.member).zip(&keys.bit) {
-        if names && !m.repr.is_symbolic() {
+    let members = keys.members.iter().zip(ATTR_MEMBERS);
+    for (((out, m), name), bit) in members.zip(&keys.member).zip(&keys.bit) {
+        if names && !out.symbolic {
             continue;
         }
-        let Some(raw) = view.raw(m) else { continue };
-        if !applicable.allows(m.applies) {
+        let Some(raw) = view.raw_at(&out.slot) else {
+            continue;
+        };
+        if !applicable.allows(out.applies) {
             continue;
         }
         if names {
@@ -362,16 +403,18 @@ fn attr(
                 key(buf, &mut first, name);
                 string(buf, scratch);
             }
-        } else if m.is_signed() {
-            if let Some(v) = view.signed(m) {
+            continue;
+        }
+        match out.print {
+            Print::Signed => {
                 key(buf, &mut first, name);
-                i64(buf, v);
+                i64(buf, out.slot.signed(raw));
             }
-        } else if let (Repr::Bit, Some((_, 1))) = (m.repr, m.bits) {
-            key(buf, &mut first, &bit.values[usize::from(raw != 0)]);
-        } else {
-            key(buf, &mut first, name);
-            u64(buf, raw);
+            Print::Bit => key(buf, &mut first, &bit.values[usize::from(raw != 0)]),
+            Print::Unsigned => {
+                key(buf, &mut first, name);
+                u64(buf, raw);
+            }
         }
     }
     buf.push(b'}');
@@ -389,22 +432,24 @@ fn attr_nonzero_members(
     bit_set: &[Key],
 ) {
     let applicable = view.applicable(pmus);
-    for ((m, name), set) in ATTR_MEMBERS.iter().zip(keys).zip(bit_set) {
-        let Some(raw) = view.raw(m) else { continue };
+    for ((out, name), set) in self::keys().members.iter().zip(keys).zip(bit_set) {
+        let Some(raw) = view.raw_at(&out.slot) else {
+            continue;
+        };
         // A zero word is zero whatever the member's sign or width.
-        if raw == 0 || !applicable.allows(m.applies) {
+        if raw == 0 || !applicable.allows(out.applies) {
             continue;
         }
-        if m.is_signed() {
-            if let Some(v) = view.signed(m) {
+        match out.print {
+            Print::Signed => {
                 key(buf, first, name);
-                i64(buf, v);
+                i64(buf, out.slot.signed(raw));
             }
-        } else if let (Repr::Bit, Some((_, 1))) = (m.repr, m.bits) {
-            key(buf, first, set);
-        } else {
-            key(buf, first, name);
-            u64(buf, raw);
+            Print::Bit => key(buf, first, set),
+            Print::Unsigned => {
+                key(buf, first, name);
+                u64(buf, raw);
+            }
         }
     }
 }
@@ -501,7 +546,10 @@ pub(crate) fn call_compact(buf: &mut Vec<u8>, scratch: &mut String, call: &Call,
                     );
                 }
             }
-            CompactRole::Keep => match (f.get)(call) {
+            // Matched by reference: a `Value` holding an attr view is
+            // large, and binding it by value made a `memcpy` call per
+            // field.
+            CompactRole::Keep => match &(f.get)(call) {
                 Value::Null => {}
                 Value::Attr(view) => {
                     key(buf, &mut first, k);
@@ -510,7 +558,7 @@ pub(crate) fn call_compact(buf: &mut Vec<u8>, scratch: &mut String, call: &Call,
                     attr_nonzero_members(
                         buf,
                         &mut first_member,
-                        &view,
+                        view,
                         pmus,
                         &keys.member,
                         &keys.bit_set,
@@ -519,7 +567,7 @@ pub(crate) fn call_compact(buf: &mut Vec<u8>, scratch: &mut String, call: &Call,
                 }
                 v => {
                     key(buf, &mut first, k);
-                    value(buf, scratch, &v, pmus);
+                    value(buf, scratch, v, pmus);
                 }
             },
         }
