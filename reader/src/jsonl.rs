@@ -368,7 +368,13 @@ fn i64(buf: &mut Vec<u8>, v: i64) {
 }
 
 fn bool(buf: &mut Vec<u8>, v: bool) {
-    buf.extend_from_slice(if v { b"true" } else { b"false" });
+    // Two copies of constant length: one of a length chosen at run time
+    // is a `memcpy` call.
+    if v {
+        buf.extend_from_slice(b"true");
+    } else {
+        buf.extend_from_slice(b"false");
+    }
 }
 
 /// The attr object: every present, applicable member's value (a bool for
