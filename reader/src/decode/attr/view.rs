@@ -83,6 +83,18 @@ impl Slot {
         }
     }
 
+    /// The member's raw value in `bytes`, a captured prefix of the attr
+    /// ([`AttrView::raw`] of a view of `bytes`), read without making a
+    /// view: one member needs no zero-padded copy of the whole attr.
+    #[must_use]
+    pub fn read(&self, bytes: &[u8]) -> Option<u64> {
+        let bytes = &bytes[..bytes.len().min(ATTR_SIZE_MAX)];
+        if self.offset >= bytes.len() {
+            return None;
+        }
+        Some((word(bytes, (self.offset, 8)) >> self.shift) & self.mask)
+    }
+
     /// `raw`, a value read through this slot, as a signed number:
     /// sign-extended from the member's width for signed members.
     #[must_use]
@@ -393,6 +405,7 @@ mod tests {
                     }
                 });
                 assert_eq!(v.raw(m), expected, "{} at {len}", m.name);
+                assert_eq!(Slot::of(m).read(&bytes[..len]), expected, "{}", m.name);
                 let signed = expected.map(|e| {
                     let bits = 64 - 8 * u32::try_from(m.width).unwrap();
                     #[allow(clippy::cast_possible_wrap)]
