@@ -5,8 +5,6 @@
 //! test `decode::table_matches_c_header`, which compiles a C shim that
 //! prints each name's value.
 
-use std::fmt::Write as _;
-
 /// A table of `(value, name)`; for a bit set each value is one bit.
 pub type Names = &'static [(u64, &'static str)];
 
@@ -272,11 +270,31 @@ pub fn flags_into(out: &mut String, table: Names, value: u64, unknown_comment: &
         }
         out.push_str(name);
     });
-    // `write!` into a `String` cannot fail.
     if out.len() == start {
-        let _ = write!(out, "{rest:#x} /* {unknown_comment} */");
+        push_hex(out, rest);
+        out.push_str(" /* ");
+        out.push_str(unknown_comment);
+        out.push_str(" */");
     } else if rest != 0 {
-        let _ = write!(out, "|{rest:#x}");
+        out.push('|');
+        push_hex(out, rest);
+    }
+}
+
+/// Appends `v` as `{v:#x}` formats it: `0x` and its lowercase hex digits,
+/// without leading zeros. Without `core::fmt`, whose machinery cost more
+/// than the digits in the full JSON line's flag renderings (random
+/// `sample_type` and `read_format` words have unknown bits).
+pub fn push_hex(out: &mut String, v: u64) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    // One digit per 4 bits of the bit length; one for 0.
+    let digits = (64 - (v | 1).leading_zeros()).div_ceil(4);
+    out.reserve(2 + digits as usize);
+    out.push_str("0x");
+    for i in (0..digits).rev() {
+        // A nibble: below 16.
+        #[allow(clippy::cast_possible_truncation)]
+        out.push(char::from(HEX[((v >> (4 * i)) & 0xf) as usize]));
     }
 }
 
@@ -600,6 +618,17 @@ mod tests {
             format_flags(PERF_FLAG, 0x10, "PERF_FLAG_???"),
             "0x10 /* PERF_FLAG_??? */"
         );
+    }
+
+    #[test]
+    fn hex_pushes_as_format_does() {
+        let mut values = vec![0u64, 1, 0xf, 0x10, 0xdead_beef, u64::MAX];
+        values.extend((0..64).flat_map(|b| [1u64 << b, (1u64 << b) - 1]));
+        for v in values {
+            let mut s = "x".to_owned();
+            push_hex(&mut s, v);
+            assert_eq!(s, format!("x{v:#x}"));
+        }
     }
 
     #[test]

@@ -8,6 +8,7 @@
 use std::borrow::Cow;
 
 use crate::call::{Call, Value};
+use crate::decode::attr::Slot;
 use crate::decode::names;
 use crate::decode::{Applies, PmuTypes};
 
@@ -83,20 +84,25 @@ pub(crate) fn field_value<'a>(f: &Field, c: &'a Call, pmus: &PmuTypes) -> Val<'a
             Value::Attr(_) | Value::AttrNames(_) => Val::Object,
         },
         Source::Attr(m) => {
-            let Some(view) = c.attr() else {
+            let slot = Slot::of(m);
+            let raw = if m.applies == Applies::Always {
+                // Read straight from the captured bytes: one member needs
+                // no view (a padded copy of the whole attr).
+                c.attr_capture().and_then(|cap| slot.read(cap.data))
+            } else {
+                // A union alias: whether it applies takes the view's
+                // controls (and `type` looked up by name).
+                c.attr()
+                    .filter(|view| view.applies(m, pmus))
+                    .and_then(|view| view.raw_at(&slot))
+            };
+            let Some(raw) = raw else {
                 return Val::Absent;
             };
-            // (`applies` looks `type` up by name: skip it when it cannot
-            // matter.)
-            if m.applies != Applies::Always && !view.applies(m, pmus) {
-                return Val::Absent;
-            }
             match f.ty {
-                Type::Bool => view.raw(m).map_or(Val::Absent, |v| Val::Bool(v != 0)),
-                Type::Signed => view
-                    .signed(m)
-                    .map_or(Val::Absent, |v| Val::Int(i128::from(v))),
-                _ => view.raw(m).map_or(Val::Absent, |v| Val::Int(i128::from(v))),
+                Type::Bool => Val::Bool(raw != 0),
+                Type::Signed => Val::Int(i128::from(slot.signed(raw))),
+                _ => Val::Int(i128::from(raw)),
             }
         }
     }

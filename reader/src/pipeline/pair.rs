@@ -193,7 +193,7 @@ impl Pairer {
                 if l.body.min_call_id != 0 || l.body.max_call_id != 0 {
                     self.lost(&l, out);
                 } else {
-                    out.push(Event::Lost(l));
+                    out.push(Event::Lost(*l));
                 }
             }
         }
@@ -369,7 +369,7 @@ mod tests {
 
     /// A LOST record at `t` for ids `lo..=hi` dropped up to `last`.
     fn lost(lo: u64, hi: u64, last: u64, t: u64) -> Record {
-        Record::Lost(LostRecord {
+        Record::Lost(Box::new(LostRecord {
             header: abi::RecordHeader {
                 time_ns: t,
                 ..Default::default()
@@ -386,7 +386,7 @@ mod tests {
                 },
                 ..Default::default()
             },
-        })
+        }))
     }
 
     /// (id, state, maybe lost) of the calls among `events`.

@@ -32,7 +32,7 @@ pub use member::{Applies, AttrMember, Repr, TextRule};
 pub use pmu::PmuTypes;
 pub use render::{render_size, size_into};
 pub use table::{member, member_by_key, ATTR_MEMBERS};
-pub use view::{AttrView, Presence};
+pub use view::{Applicable, AttrView, Presence, Slot};
 
 /// `sizeof(struct perf_event_attr)` in the pinned uapi
 /// (`PERF_ATTR_SIZE_VER8`).

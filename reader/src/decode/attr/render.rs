@@ -14,7 +14,7 @@ pub(super) fn hex_into(out: &mut String, v: u64) {
     if v == 0 {
         out.push('0');
     } else {
-        let _ = write!(out, "{v:#x}");
+        names::push_hex(out, v);
     }
 }
 
@@ -23,7 +23,9 @@ pub(super) fn enum_into(out: &mut String, t: Names, v: u64, unknown: &str) {
         out.push_str(n);
     } else {
         hex_into(out, v);
-        let _ = write!(out, " /* {unknown} */");
+        out.push_str(" /* ");
+        out.push_str(unknown);
+        out.push_str(" */");
     }
 }
 
@@ -47,7 +49,8 @@ pub fn size_into(out: &mut String, v: u64) {
         (0, None) => out.push_str("0 /* PERF_ATTR_SIZE_VER0 */"),
         (144, None) => out.push_str("0x90 /* PERF_ATTR_SIZE_VER9, unknown to 6.12 */"),
         (v, None) => {
-            let _ = write!(out, "{v:#x} /* PERF_ATTR_SIZE_??? */");
+            names::push_hex(out, v);
+            out.push_str(" /* PERF_ATTR_SIZE_??? */");
         }
     }
 }
@@ -64,7 +67,8 @@ pub(super) fn config_into(out: &mut String, ty: u64, c: u64) {
     match ty {
         names::TYPE_HARDWARE => {
             if c >> 32 != 0 {
-                let _ = write!(out, "{:#x}<<32|", c >> 32);
+                names::push_hex(out, c >> 32);
+                out.push_str("<<32|");
             }
             enum_into(out, names::PERF_HW_ID, c & 0xffff_ffff, "PERF_COUNT_HW_???");
         }
@@ -74,10 +78,12 @@ pub(super) fn config_into(out: &mut String, ty: u64, c: u64) {
         }
         names::TYPE_HW_CACHE => {
             if c >> 32 != 0 {
-                let _ = write!(out, "{:#x}<<32|", c >> 32);
+                names::push_hex(out, c >> 32);
+                out.push_str("<<32|");
             }
             if (c >> 24) & 0xff != 0 {
-                let _ = write!(out, "{:#x}<<24|", (c >> 24) & 0xff);
+                names::push_hex(out, (c >> 24) & 0xff);
+                out.push_str("<<24|");
             }
             enum_into(
                 out,

@@ -33,6 +33,82 @@ pub struct AttrView<'a> {
     controls: Controls,
 }
 
+/// Which union aliases apply to one attr ([`AttrView::applicable`]): the
+/// answer of [`AttrView::applies`] for every [`Applies`] at once (a bit
+/// per variant), so that a walk over every member looks the dynamic PMU
+/// types up once per attr, not once per member.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Applicable(u16);
+
+impl Applicable {
+    /// Whether a member with this condition applies.
+    #[must_use]
+    pub fn allows(self, a: Applies) -> bool {
+        (self.0 >> (a as u16)) & 1 != 0
+    }
+}
+
+/// Where and how one member's value is read ([`Slot::of`]): its word's
+/// offset, the shift and mask that take the member out of the word, and
+/// the width it is sign-extended from (0: unsigned). [`AttrView::raw`]
+/// reads through it; a walk over every member of many attrs makes each
+/// member's slot once instead of working it out from the table per read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Slot {
+    offset: usize,
+    shift: u32,
+    mask: u64,
+    sign_bits: u32,
+}
+
+impl Slot {
+    /// The slot of `m`.
+    #[must_use]
+    pub fn of(m: &AttrMember) -> Self {
+        let width_bits = u32::try_from(m.width * 8).unwrap_or(64);
+        let ones = |bits: u32| {
+            if bits >= 64 {
+                u64::MAX
+            } else {
+                (1u64 << bits) - 1
+            }
+        };
+        let (shift, len) = m.bits.unwrap_or((0, width_bits));
+        Slot {
+            offset: m.offset,
+            shift,
+            // The member's bits, within its storage unit's.
+            mask: ones(len) & (ones(width_bits) >> shift.min(63)),
+            sign_bits: if m.is_signed() { width_bits } else { 0 },
+        }
+    }
+
+    /// The member's raw value in `bytes`, a captured prefix of the attr
+    /// ([`AttrView::raw`] of a view of `bytes`), read without making a
+    /// view: one member needs no zero-padded copy of the whole attr.
+    #[must_use]
+    pub fn read(&self, bytes: &[u8]) -> Option<u64> {
+        let bytes = &bytes[..bytes.len().min(ATTR_SIZE_MAX)];
+        if self.offset >= bytes.len() {
+            return None;
+        }
+        Some((word(bytes, (self.offset, 8)) >> self.shift) & self.mask)
+    }
+
+    /// `raw`, a value read through this slot, as a signed number:
+    /// sign-extended from the member's width for signed members.
+    #[must_use]
+    pub fn signed(&self, raw: u64) -> i64 {
+        let bits = self.sign_bits;
+        #[allow(clippy::cast_possible_wrap)]
+        if bits > 0 && bits < 64 {
+            ((raw << (64 - bits)) as i64) >> (64 - bits)
+        } else {
+            raw as i64
+        }
+    }
+}
+
 /// More than the unions of `struct perf_event_attr` (a unit test checks
 /// it): [`AttrView::each_text_member`] tracks them in an array this long.
 const MAX_UNIONS: usize = 16;
@@ -73,13 +149,7 @@ fn word(bytes: &[u8], (offset, width): (usize, usize)) -> u64 {
 /// `raw`, the raw value of `m`, as a signed number: sign-extended from
 /// its width for signed members.
 fn signed_value(m: &AttrMember, raw: u64) -> i64 {
-    let bits = u32::try_from(m.width * 8).unwrap_or(64);
-    #[allow(clippy::cast_possible_wrap)]
-    if m.is_signed() && bits < 64 {
-        ((raw << (64 - bits)) as i64) >> (64 - bits)
-    } else {
-        raw as i64
-    }
+    Slot::of(m).signed(raw)
 }
 
 impl<'a> AttrView<'a> {
@@ -131,24 +201,23 @@ impl<'a> AttrView<'a> {
     /// `None` when absent.
     #[must_use]
     pub fn raw(&self, m: &AttrMember) -> Option<u64> {
-        if m.offset >= self.bytes.len() {
+        self.raw_at(&Slot::of(m))
+    }
+
+    /// The raw value of the member at `slot` ([`AttrView::raw`]).
+    #[must_use]
+    pub fn raw_at(&self, slot: &Slot) -> Option<u64> {
+        if slot.offset >= self.bytes.len() {
             return None;
         }
         // Members end within ATTR_SIZE_MAX, so the 8 bytes at the offset
         // are in `padded`; `get` keeps it panic-free all the same.
-        let eight: [u8; 8] = self.padded.get(m.offset..m.offset + 8)?.try_into().ok()?;
-        let word = u64::from_le_bytes(eight);
-        let word = if m.width >= 8 {
-            word
-        } else {
-            word & ((1u64 << (8 * m.width)) - 1)
-        };
-        Some(match m.bits {
-            Some((shift, len)) => {
-                (word >> shift) & (if len >= 64 { u64::MAX } else { (1 << len) - 1 })
-            }
-            None => word,
-        })
+        let eight: [u8; 8] = self
+            .padded
+            .get(slot.offset..slot.offset + 8)?
+            .try_into()
+            .ok()?;
+        Some((u64::from_le_bytes(eight) >> slot.shift) & slot.mask)
     }
 
     /// The value of `m` as a signed number (sign-extended from its width
@@ -169,21 +238,28 @@ impl<'a> AttrView<'a> {
     /// counts as 0.
     #[must_use]
     pub fn applies(&self, m: &AttrMember, pmus: &PmuTypes) -> bool {
+        self.applicable(pmus).allows(m.applies)
+    }
+
+    /// [`AttrView::applies`] for every condition at once.
+    #[must_use]
+    pub fn applicable(&self, pmus: &PmuTypes) -> Applicable {
         let c = &self.controls;
-        match m.applies {
-            Applies::Always => true,
-            Applies::FreqClear => !c.freq,
-            Applies::FreqSet => c.freq,
-            Applies::WatermarkClear => !c.watermark,
-            Applies::WatermarkSet => c.watermark,
-            Applies::Breakpoint => c.ty == names::TYPE_BREAKPOINT,
-            Applies::Kprobe => pmus.is(c.ty, "kprobe"),
-            Applies::Uprobe => pmus.is(c.ty, "uprobe"),
-            Applies::KprobeAddr => pmus.is(c.ty, "kprobe") && !c.config1,
-            Applies::ProbeOffset => {
-                pmus.is(c.ty, "uprobe") || (pmus.is(c.ty, "kprobe") && c.config1)
-            }
-        }
+        let kprobe = pmus.is(c.ty, "kprobe");
+        let uprobe = pmus.is(c.ty, "uprobe");
+        let bit = |a: Applies, holds: bool| u16::from(holds) << (a as u16);
+        Applicable(
+            bit(Applies::Always, true)
+                | bit(Applies::FreqClear, !c.freq)
+                | bit(Applies::FreqSet, c.freq)
+                | bit(Applies::WatermarkClear, !c.watermark)
+                | bit(Applies::WatermarkSet, c.watermark)
+                | bit(Applies::Breakpoint, c.ty == names::TYPE_BREAKPOINT)
+                | bit(Applies::Kprobe, kprobe)
+                | bit(Applies::Uprobe, uprobe)
+                | bit(Applies::KprobeAddr, kprobe && !c.config1)
+                | bit(Applies::ProbeOffset, uprobe || (kprobe && c.config1)),
+        )
     }
 
     /// The member's value as the text output shows it (names for
@@ -262,8 +338,9 @@ impl<'a> AttrView<'a> {
         // few, so a small array, not a Vec.
         let mut unions_done: [&str; MAX_UNIONS] = [""; MAX_UNIONS];
         let mut unions = 0;
+        let applicable = self.applicable(pmus);
         for m in ATTR_MEMBERS {
-            if m.text == TextRule::Hidden || !self.applies(m, pmus) {
+            if m.text == TextRule::Hidden || !applicable.allows(m.applies) {
                 continue;
             }
             let Some(v) = self.raw(m) else { continue };
@@ -301,6 +378,53 @@ mod tests {
 
     fn attr(len: usize) -> Vec<u8> {
         vec![0u8; len]
+    }
+
+    #[test]
+    fn slots_read_as_the_table_says() {
+        // Random bytes at every captured length: every member's value
+        // through its slot is its bits as the table places them.
+        let mut x = 0x5eed_u64;
+        let bytes: Vec<u8> = (0..ATTR_SIZE_MAX)
+            .map(|_| {
+                x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                x.to_le_bytes()[7]
+            })
+            .collect();
+        for len in 0..=ATTR_SIZE_MAX {
+            let v = AttrView::new(&bytes[..len]);
+            for m in ATTR_MEMBERS {
+                let expected = (m.offset < len).then(|| {
+                    let mut w = [0u8; 8];
+                    let end = (m.offset + m.width).min(len);
+                    w[..end - m.offset].copy_from_slice(&bytes[m.offset..end]);
+                    let word = u64::from_le_bytes(w);
+                    match m.bits {
+                        Some((shift, n)) => (word >> shift) & ((1u64 << n) - 1),
+                        None => word,
+                    }
+                });
+                assert_eq!(v.raw(m), expected, "{} at {len}", m.name);
+                assert_eq!(Slot::of(m).read(&bytes[..len]), expected, "{}", m.name);
+                let signed = expected.map(|e| {
+                    let bits = 64 - 8 * u32::try_from(m.width).unwrap();
+                    #[allow(clippy::cast_possible_wrap)]
+                    if m.is_signed() {
+                        ((e << bits) as i64) >> bits
+                    } else {
+                        e as i64
+                    }
+                });
+                assert_eq!(v.signed(m), signed, "{} at {len}", m.name);
+            }
+        }
+    }
+
+    #[test]
+    fn every_condition_has_a_bit() {
+        for m in ATTR_MEMBERS {
+            assert!(u32::from(m.applies as u16) < u16::BITS, "{}", m.name);
+        }
     }
 
     #[test]
