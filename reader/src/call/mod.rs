@@ -10,8 +10,8 @@
 //! inside `arg0.perf_event_attr`. [`LOST_FIELDS`] does the same for LOST
 //! lines.
 //!
-//! The tables live in their own files: [`fields`] (the keys of a call
-//! line), [`lost`] (those of a LOST line) and [`value_names`] (the names of
+//! The tables live in their own files: `fields` (the keys of a call
+//! line), `lost` (those of a LOST line) and `value_names` (the names of
 //! states, capture statuses and flags, and loss reasons).
 
 mod fields;

@@ -11,7 +11,7 @@
 //! a test's, data held once, so a record may straddle the end of the data
 //! area). Either way the consumer never borrows ring memory: it *copies*
 //! each record out ([`RingMemory::read_data`]; on the live ring with
-//! relaxed atomic loads, [`copy_shared`]), as io-uring's consumers do, and
+//! relaxed atomic loads, `copy_shared`), as io-uring's consumers do, and
 //! validates and decodes the copy. No `&[u8]` ever points at memory the
 //! kernel may write.
 //!
