@@ -260,22 +260,99 @@ impl<M: RingMemory> RingConsumer<M> {
     }
 
     /// One drain pass: loads `producer_pos`, copies every valid record up
-    /// to it to the end of `out` (record after record, each validated),
-    /// collects the errors, and publishes the consumer position. Returns
-    /// the number of records appended.
+    /// to it to the end of `out`, collects the errors, and publishes the
+    /// consumer position. Returns the number of records appended.
+    ///
+    /// The whole span up to `producer_pos` is copied out of the ring in
+    /// one [`RingMemory::read_data`] call and validated in `out`, record by
+    /// record; a skipped record's bytes are removed from `out`, and a
+    /// framing error stops the ring there, exactly as record by record
+    /// ([`RingConsumer::next_record`]) would. One copy instead of two per
+    /// record (its header, then all of it): the drain threads are the part
+    /// of `reader --follow` that must keep up with the producers.
     pub fn drain_into(&mut self, out: &mut Vec<u8>, errors: &mut Vec<CorruptRecord>) -> usize {
         self.refresh();
-        let mut n = 0;
-        while let Some(next) = fetch(&self.mem, &mut self.cur, out) {
-            match next {
-                Ok(f) => {
-                    release(&self.mem, &mut self.cur, f.pos, f.size);
-                    n += 1;
-                }
-                Err(e) => errors.push(e),
-            }
+        let RingConsumer { mem, cur, .. } = self;
+        if let Some(warning) = cur.pending.take() {
+            errors.push(warning);
         }
-        self.publish();
+        let pos = cur.consumer_pos;
+        let available = cur.producer_pos.wrapping_sub(pos);
+        if cur.stopped || available == 0 {
+            publish(mem, cur);
+            return 0;
+        }
+        let stop = |cur: &mut Cursor, errors: &mut Vec<CorruptRecord>, at: u64, error| {
+            cur.stopped = true;
+            errors.push(cur.corrupt(at, error, true));
+        };
+        if available > cur.data_size {
+            let error = RecordError::BadPositions {
+                producer_pos: cur.producer_pos,
+                consumer_pos: pos,
+                data_size: cur.data_size,
+            };
+            stop(cur, errors, pos, error);
+            publish(mem, cur);
+            return 0;
+        }
+        if pos % u64::from(abi::RECORD_ALIGN) != 0 {
+            stop(cur, errors, pos, RecordError::Misaligned);
+            publish(mem, cur);
+            return 0;
+        }
+        // Masked by a power-of-two size that indexes memory: fits usize;
+        // `available` is at most that size.
+        #[allow(clippy::cast_possible_truncation)]
+        let (offset, len) = ((pos & (cur.data_size - 1)) as usize, available as usize);
+        let start = out.len();
+        out.resize(start + len, 0);
+        mem.read_data(offset, &mut out[start..]);
+        // Walk the copy; `kept` is where the next valid record goes.
+        let (mut at, mut kept, mut n) = (start, start, 0);
+        let mut next_pos = pos;
+        while at < out.len() {
+            let header = match record::parse_header(&out[at..], (out.len() - at) as u64) {
+                Ok(h) => h,
+                Err(error) => {
+                    stop(cur, errors, next_pos, error);
+                    break;
+                }
+            };
+            // parse_header checked size <= the bytes left.
+            let size = header.size as usize;
+            let checked = match record::parse(&out[at..at + size]) {
+                Ok(view) if view.header().cpu != cur.cpu => Err(RecordError::WrongCpu {
+                    claimed: view.header().cpu,
+                }),
+                Ok(_) => Ok(()),
+                Err(error) => Err(error),
+            };
+            match checked {
+                Ok(()) => {
+                    if kept != at {
+                        out.copy_within(at..at + size, kept);
+                    }
+                    kept += size;
+                    n += 1;
+                    cur.stats.records += 1;
+                }
+                Err(error) if error.is_framing() => {
+                    stop(cur, errors, next_pos, error);
+                    break;
+                }
+                Err(error) => {
+                    cur.stats.skipped += 1;
+                    errors.push(cur.corrupt(next_pos, error, false));
+                }
+            }
+            cur.stats.bytes += u64::from(header.size);
+            at += size;
+            next_pos = next_pos.wrapping_add(u64::from(header.size));
+        }
+        out.truncate(kept);
+        cur.consumer_pos = next_pos;
+        publish(mem, cur);
         n
     }
 }

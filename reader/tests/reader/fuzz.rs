@@ -3,7 +3,7 @@
 use antinomie_reader::decode::{AttrView, PmuTypes, ATTR_MEMBERS};
 use antinomie_reader::output::{call_json, call_text};
 use antinomie_reader::record::{self, Record};
-use antinomie_reader::ring::{ImageRing, RingConsumer};
+use antinomie_reader::ring::{ConsumerStats, CorruptRecord, ImageRing, RingConsumer, RingMemory};
 use antinomie_reader::{pipeline, trace};
 use proptest::prelude::*;
 
@@ -27,8 +27,72 @@ impl pipeline::Sink for Both {
     }
 }
 
+/// What a consumer made of a ring: the records' bytes in order, the
+/// errors, whether it stopped, its stats and the published position.
+type Drained = (Vec<u8>, Vec<CorruptRecord>, bool, ConsumerStats, u64);
+
+fn drained<F: FnOnce(&mut RingConsumer<ImageRing>, &mut Vec<u8>, &mut Vec<CorruptRecord>)>(
+    image: Vec<u8>,
+    consume: F,
+) -> Drained {
+    let mut c = RingConsumer::new(ImageRing::from_bytes(image).unwrap());
+    let (mut bytes, mut errors) = (Vec::new(), Vec::new());
+    consume(&mut c, &mut bytes, &mut errors);
+    c.publish();
+    let published = c.memory().load_consumer_pos();
+    (bytes, errors, c.is_stopped(), c.stats(), published)
+}
+
+/// One drain pass ([`RingConsumer::drain_into`], the whole span copied at
+/// once) against record after record ([`RingConsumer::next_record`]).
+fn drain_pass_matches_record_by_record(image: &[u8]) -> Result<(), TestCaseError> {
+    let pass = drained(image.to_vec(), |c, bytes, errors| {
+        c.drain_into(bytes, errors);
+    });
+    let by_record = drained(image.to_vec(), |c, bytes, errors| {
+        c.refresh();
+        while let Some(next) = c.next_record() {
+            match next {
+                Ok(guard) => bytes.extend_from_slice(guard.bytes()),
+                Err(e) => errors.push(e),
+            }
+        }
+    });
+    prop_assert_eq!(pass, by_record);
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    /// Real records with bytes flipped (skipped records, framing errors,
+    /// both at once): the drain pass keeps, skips and stops exactly as
+    /// the record-by-record path does.
+    #[test]
+    fn drain_pass_is_record_by_record(
+        ring in 0usize..2,
+        flips in proptest::collection::vec((0usize..16384, any::<u8>()), 0..6),
+    ) {
+        let mut image = scenario_images().swap_remove(ring);
+        for (off, b) in flips {
+            image[8192 + off] = b;
+        }
+        drain_pass_matches_record_by_record(&image)?;
+    }
+
+    /// Random data and positions, as `rings_with_random_data`.
+    #[test]
+    fn drain_pass_is_record_by_record_on_random_rings(
+        data in proptest::collection::vec(any::<u8>(), 4096),
+        producer in any::<u64>(),
+        consumer in any::<u64>(),
+    ) {
+        let mut image = RingBuilder::new(0, 4096).image();
+        image[8192..].copy_from_slice(&data);
+        image[40..48].copy_from_slice(&producer.to_le_bytes());
+        image[4096..4104].copy_from_slice(&consumer.to_le_bytes());
+        drain_pass_matches_record_by_record(&image)?;
+    }
 
     #[test]
     fn records_from_random_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
