@@ -24,14 +24,14 @@ pub(crate) fn diff_runs(
         || common.timestamps > 0
         || common.relative
     {
-        eprintln!("reader: diff: -p, --tid, -t and -r do not apply to diff (pids, tids and times differ between runs)");
+        report!("reader: diff: -p, --tid, -t and -r do not apply to diff (pids, tids and times differ between runs)");
         return ExitCode::from(2);
     }
     let runs = diff::load(run_a).and_then(|ra| Ok((ra, diff::load(run_b)?)));
     let (ra, rb) = match runs {
         Ok(runs) => runs,
         Err(why) => {
-            eprintln!("reader: diff: {why}");
+            report!("reader: diff: {why}");
             return ExitCode::from(2);
         }
     };
@@ -49,7 +49,7 @@ pub(crate) fn diff_runs(
         Some(path) => match File::create(path) {
             Ok(f) => Box::new(f),
             Err(e) => {
-                eprintln!("reader: diff: creating {}: {e}", path.display());
+                report!("reader: diff: creating {}: {e}", path.display());
                 return ExitCode::from(2);
             }
         },
@@ -62,7 +62,7 @@ pub(crate) fn diff_runs(
     };
     if let Err(e) = written.and_then(|()| out.flush()) {
         if e.kind() != io::ErrorKind::BrokenPipe {
-            eprintln!("reader: diff: writing the output: {e}");
+            report!("reader: diff: writing the output: {e}");
             return ExitCode::from(2);
         }
     }

@@ -15,6 +15,16 @@
 //! reader and `dump-rings`, `show.rs` `reader show`, `diff.rs` `reader
 //! diff`.
 
+/// `eprintln!`, except that a stderr that cannot be written (a full disk,
+/// a closed pipe) is ignored instead of panicking: there is nowhere left
+/// to report it, and the exit status still says what happened.
+macro_rules! report {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 #[path = "../../cli/args.rs"]
 mod args;
 #[path = "../../cli/diff.rs"]
@@ -58,7 +68,7 @@ fn parse_filter(src: Option<&str>, ids: Option<String>) -> Result<Option<Filter>
     // The user's own expression alone first, so that an error points into it.
     if let (Some(user), Some(_)) = (src, &ids) {
         if let Err(e) = Filter::parse(user) {
-            eprintln!("reader: bad filter: {e}");
+            report!("reader: bad filter: {e}");
             return Err(ExitCode::from(BAD_FILTER));
         }
     }
@@ -74,7 +84,7 @@ fn parse_filter(src: Option<&str>, ids: Option<String>) -> Result<Option<Filter>
             Ok(Some(f))
         }
         Err(e) => {
-            eprintln!("reader: bad filter: {e}");
+            report!("reader: bad filter: {e}");
             Err(ExitCode::from(BAD_FILTER))
         }
     }
@@ -96,7 +106,7 @@ fn main() -> ExitCode {
     match run(cli, filter) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("reader: error: {e:#}");
+            report!("reader: error: {e:#}");
             ExitCode::FAILURE
         }
     }
@@ -142,15 +152,15 @@ fn run(cli: Cli, filter: Option<Filter>) -> Result<ExitCode> {
         }
     };
     if !common.no_summary && !summary.broken_pipe {
-        eprint!("{}", summary.to_text());
+        let _ = io::stderr().write_all(summary.to_text().as_bytes());
     }
     let corrupt = summary.cpus.values().any(|c| c.stopped || c.skipped > 0);
     if corrupt {
-        eprintln!("reader: corrupt records were found (see above)");
+        report!("reader: corrupt records were found (see above)");
         return Ok(ExitCode::from(3));
     }
     if truncated {
-        eprintln!("reader: the trace file is truncated (see above)");
+        report!("reader: the trace file is truncated (see above)");
         return Ok(ExitCode::from(3));
     }
     Ok(ExitCode::SUCCESS)

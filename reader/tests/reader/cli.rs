@@ -234,3 +234,35 @@ fn time_styles_follow_strace() {
     assert!(!show(&["-r"], &rings).is_empty());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A stderr (or stdout) that cannot be written, as on a full disk, ends
+/// the run with its usual exit status, never a panic (101): the error
+/// message, the summary and the output each fail there.
+#[test]
+fn a_full_disk_is_not_a_panic() {
+    let full = || {
+        std::fs::File::options()
+            .write(true)
+            .open("/dev/full")
+            .unwrap()
+    };
+    let status = |args: &[&str], stdout_full: bool| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_reader"));
+        cmd.args(args).stderr(full());
+        if stdout_full {
+            cmd.stdout(full());
+        } else {
+            cmd.stdout(std::process::Stdio::null());
+        }
+        cmd.status().unwrap().code()
+    };
+    // The error message.
+    assert_eq!(status(&["show", "/nonexistent/trace"], false), Some(1));
+    // The summary after a good run.
+    let mut args = vec!["show"];
+    let rings = basic_rings();
+    args.extend(rings.iter().map(|p| p.to_str().unwrap()));
+    assert_eq!(status(&args, false), Some(0));
+    // The output itself, then the error message about it.
+    assert_eq!(status(&args, true), Some(1));
+}
