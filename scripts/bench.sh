@@ -200,7 +200,7 @@ boot() {
 	local qargs=() a
 	for a in "$@"; do qargs+=(--qemu-arg "$a"); done
 	"$ANTINOMIE_ROOT/qemu/run.sh" --kernel "$kernel" --initrd "$initrd" --scenario bench --accel tcg \
-		--no-kunit --quiet --timeout "$timeout_s" --log "$out/$name.log" \
+		--no-kunit --quiet --timeout "$timeout_s" --log "$out/$name.log" ${boot_mem:+--mem "$boot_mem"} \
 		--append "$append" "${qargs[@]}" >"$out/$name.run" 2>&1 ||
 		die "guest run '$name' failed: $(grep -m1 '^error:' "$out/$name.run" || tail -n1 "$out/$name.run")$(grep -m1 'bench: FAIL' "$out/$name.log" | sed 's/^/ -- /')"
 }
@@ -336,7 +336,9 @@ if step loss && [ "$loss_calls" -gt 0 ]; then
 	stage "loss test: 4 threads of $loss_path, reader --follow -w recording, default and 4 MiB rings, then the paced bisection"
 	loss_qemu=()
 	[ $loss_counted -eq 1 ] && loss_qemu=("${counted[@]}")
-	boot loss "$kbench" 3600 "bench.kind=loss bench.loss_calls=$loss_calls bench.loss_path=$loss_path bench.loss_secs=$loss_secs bench.loss_steps=$loss_steps bench.loss_sizes=default,4194304" "${loss_qemu[@]}"
+	# 4 GiB: a trial's JSON lines and raw trace go to the guest's tmpfs
+	# (~1.7 KB per call; 8-second trials at 60 000 calls/s fill 1 GiB).
+	boot_mem=4G boot loss "$kbench" 3600 "bench.kind=loss bench.loss_calls=$loss_calls bench.loss_path=$loss_path bench.loss_secs=$loss_secs bench.loss_steps=$loss_steps bench.loss_sizes=default,4194304" "${loss_qemu[@]}"
 	info "$(grep -m1 'bench: loss-paced' "$out/loss.log" | sed 's/^bench: //')"
 fi
 
