@@ -80,20 +80,6 @@ proptest! {
         drain_pass_matches_record_by_record(&image)?;
     }
 
-    /// Random data and positions, as `rings_with_random_data`.
-    #[test]
-    fn drain_pass_is_record_by_record_on_random_rings(
-        data in proptest::collection::vec(any::<u8>(), 4096),
-        producer in any::<u64>(),
-        consumer in any::<u64>(),
-    ) {
-        let mut image = RingBuilder::new(0, 4096).image();
-        image[8192..].copy_from_slice(&data);
-        image[40..48].copy_from_slice(&producer.to_le_bytes());
-        image[4096..4104].copy_from_slice(&consumer.to_le_bytes());
-        drain_pass_matches_record_by_record(&image)?;
-    }
-
     #[test]
     fn records_from_random_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
         if let Ok(view) = record::parse(&bytes) {
@@ -112,6 +98,8 @@ proptest! {
         let _ = view.text_members(&pmus);
     }
 
+    /// Random data and positions: no panic, and the drain pass still
+    /// matches the record-by-record path.
     #[test]
     fn rings_with_random_data(
         data in proptest::collection::vec(any::<u8>(), 4096),
@@ -122,11 +110,7 @@ proptest! {
         img[8192..].copy_from_slice(&data);
         img[40..48].copy_from_slice(&producer.to_le_bytes());
         img[4096..4104].copy_from_slice(&consumer.to_le_bytes());
-        let ring = ImageRing::from_bytes(img).unwrap();
-        let mut c = RingConsumer::new(ring);
-        let mut out = Vec::new();
-        let mut errs = Vec::new();
-        c.drain_into(&mut out, &mut errs);
+        drain_pass_matches_record_by_record(&img)?;
     }
 
     /// Random mutations of real records: still no panic, through the whole
