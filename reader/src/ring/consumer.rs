@@ -32,6 +32,31 @@ impl Cursor {
     }
 }
 
+/// What is wrong with the span from `pos` to `cur.producer_pos` as a
+/// whole (both a drain pass and [`fetch`] check it before reading).
+fn span_error(cur: &Cursor, pos: u64, available: u64) -> Option<RecordError> {
+    if available > cur.data_size {
+        return Some(RecordError::BadPositions {
+            producer_pos: cur.producer_pos,
+            consumer_pos: pos,
+            data_size: cur.data_size,
+        });
+    }
+    (pos % u64::from(abi::RECORD_ALIGN) != 0).then_some(RecordError::Misaligned)
+}
+
+/// Validates one record's copied bytes, including that it claims this
+/// ring's CPU.
+fn check_record(bytes: &[u8], cpu: u32) -> Result<(), RecordError> {
+    match record::parse(bytes) {
+        Ok(view) if view.header().cpu != cpu => Err(RecordError::WrongCpu {
+            claimed: view.header().cpu,
+        }),
+        Ok(_) => Ok(()),
+        Err(error) => Err(error),
+    }
+}
+
 fn publish<M: RingMemory>(mem: &M, cur: &mut Cursor) {
     if cur.consumer_pos != cur.published_pos {
         // ATOMICS: (C) store-release of consumer_pos, after the last read of
@@ -82,16 +107,8 @@ fn fetch<M: RingMemory>(
         publish(mem, cur);
         Some(Err(cur.corrupt(pos, error, true)))
     };
-    if available > cur.data_size {
-        let error = RecordError::BadPositions {
-            producer_pos: cur.producer_pos,
-            consumer_pos: pos,
-            data_size: cur.data_size,
-        };
+    if let Some(error) = span_error(cur, pos, available) {
         return fail(cur, error);
-    }
-    if pos % u64::from(abi::RECORD_ALIGN) != 0 {
-        return fail(cur, RecordError::Misaligned);
     }
     // Masked by a power-of-two size that indexes memory: fits usize.
     #[allow(clippy::cast_possible_truncation)]
@@ -109,14 +126,7 @@ fn fetch<M: RingMemory>(
     let start = buf.len();
     buf.resize(start + size, 0);
     mem.read_data(offset, &mut buf[start..]);
-    let parsed = match record::parse(&buf[start..]) {
-        Ok(view) if view.header().cpu != cur.cpu => Err(RecordError::WrongCpu {
-            claimed: view.header().cpu,
-        }),
-        Ok(_) => Ok(()),
-        Err(error) => Err(error),
-    };
-    match parsed {
+    match check_record(&buf[start..], cur.cpu) {
         Ok(()) => Some(Ok(Fetched {
             pos,
             size: header.size,
@@ -286,18 +296,8 @@ impl<M: RingMemory> RingConsumer<M> {
             cur.stopped = true;
             errors.push(cur.corrupt(at, error, true));
         };
-        if available > cur.data_size {
-            let error = RecordError::BadPositions {
-                producer_pos: cur.producer_pos,
-                consumer_pos: pos,
-                data_size: cur.data_size,
-            };
+        if let Some(error) = span_error(cur, pos, available) {
             stop(cur, errors, pos, error);
-            publish(mem, cur);
-            return 0;
-        }
-        if pos % u64::from(abi::RECORD_ALIGN) != 0 {
-            stop(cur, errors, pos, RecordError::Misaligned);
             publish(mem, cur);
             return 0;
         }
@@ -321,14 +321,7 @@ impl<M: RingMemory> RingConsumer<M> {
             };
             // parse_header checked size <= the bytes left.
             let size = header.size as usize;
-            let checked = match record::parse(&out[at..at + size]) {
-                Ok(view) if view.header().cpu != cur.cpu => Err(RecordError::WrongCpu {
-                    claimed: view.header().cpu,
-                }),
-                Ok(_) => Ok(()),
-                Err(error) => Err(error),
-            };
-            match checked {
+            match check_record(&out[at..at + size], cur.cpu) {
                 Ok(()) => {
                     if kept != at {
                         out.copy_within(at..at + size, kept);
