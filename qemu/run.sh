@@ -160,6 +160,13 @@ elapsed=$(($(date +%s) - t0))
 clean=$(sed -e 's/\r$//' -e 's/^\[ *[0-9]*\.[0-9]*\] //' "$log")
 
 fail() {
+	# A test's own failure report may be far above the tail.
+	local reports
+	reports=$(grep -aE '^(not ok|# .*(FAIL|Expected))' <<<"$clean" | tail -n 20 || true)
+	if [ -n "$reports" ]; then
+		echo "---- the console's test failure lines ($log) ----" >&2
+		echo "$reports" >&2
+	fi
 	echo "---- last 40 console lines ($log) ----" >&2
 	tail -n 40 "$log" >&2
 	echo "----" >&2

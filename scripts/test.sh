@@ -23,6 +23,21 @@ summary() {
 	printf '  total  %6s\n' "$(fmt_secs $(($(date +%s) - ANTINOMIE_T0)))"
 }
 
+# Each step's output, kept to say why it failed.
+step_log=$(mktemp /tmp/antinomie-step.XXXXXX)
+trap 'rm -f "$step_log" "$step_log.rc"' EXIT
+
+# why NAME: the failed step's lines that report a failure, and its last
+# lines. Printed last, as a CI report may keep only the tail of a run.
+why() {
+	echo
+	echo "why '$1' failed: its failure lines (up to 20), then its last 10 lines:"
+	grep -aE '^(not ok|# .*(FAIL|Expected)|error:|FAILED|failed)|panic|BUG:|WARNING:' \
+		"$step_log" | tail -n 20 | sed 's/^/  | /' || true
+	echo "  ..."
+	tail -n 10 "$step_log" | sed 's/^/  | /'
+}
+
 # step NAME CMD...: run one step; stop at the first failure (later steps
 # need what earlier ones built).
 step() {
@@ -30,14 +45,17 @@ step() {
 	shift
 	stage "$name"
 	t0=$(date +%s)
-	"$@" || rc=$?
+	rm -f "$step_log.rc"
+	{ "$@" 2>&1 || echo $? >"$step_log.rc"; } | tee "$step_log"
+	[ ! -e "$step_log.rc" ] || rc=$(cat "$step_log.rc")
 	names+=("$name")
 	times+=($(($(date +%s) - t0)))
-	if [ $rc -eq 0 ]; then
+	if [ "$rc" -eq 0 ]; then
 		results+=(ok)
 	else
 		results+=(FAILED)
 		summary
+		why "$name"
 		echo "test: ${#names[@]} steps run, $((${#names[@]} - 1)) passed, 1 failed"
 		echo "$((${#names[@]} - 1)) passed, 1 failed"
 		exit 1
