@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use antinomie_reader::device::DEFAULT_DEVICE;
 use antinomie_reader::output::{Format, JsonSchema, TimeStyle};
+use antinomie_reader::pipeline;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum FormatArg {
@@ -160,6 +161,12 @@ pub(crate) struct LiveArgs {
     /// `poll()` timeout in --follow mode, so that idle rings let output flow.
     #[arg(long, value_name = "MS", default_value_t = 100)]
     pub(crate) poll_timeout_ms: u64,
+    /// In --follow mode, the most bytes of drained records waiting to be
+    /// printed (64 MiB by default). When the output falls that far behind,
+    /// draining waits: records then wait in the rings, and a full ring
+    /// drops and counts them.
+    #[arg(long, value_name = "BYTES", default_value_t = pipeline::DEFAULT_QUEUE_BYTES)]
+    pub(crate) queue_bytes: usize,
     /// Print only the calls that match EXPR (see `reader fields`), e.g.
     /// `syscall.errno == E2BIG && args.attr_uptr.size > 136`. Checked before
     /// the device is opened; --output still saves every record.

@@ -111,9 +111,10 @@ pub(crate) fn live(
         tracing::info!("poll() watermark: {bytes} bytes");
     }
     let mode = if args.follow {
-        Mode::Follow(Box::new(
-            dev.waker(Duration::from_millis(args.poll_timeout_ms))?,
-        ))
+        Mode::Follow {
+            waker: Box::new(dev.waker(Duration::from_millis(args.poll_timeout_ms))?),
+            queue_bytes: args.queue_bytes,
+        }
     } else {
         Mode::Once
     };

@@ -6,6 +6,7 @@ use std::thread;
 
 use crossbeam_channel::{Receiver, Sender};
 
+use super::queue::{queue, QueueSender};
 use super::{Assembler, DrainMsg, Summary};
 use crate::ring::{RingConsumer, RingMemory};
 
@@ -44,11 +45,7 @@ pub fn monotonic_ns() -> u64 {
     u64::try_from(ts.tv_sec).unwrap_or(0) * 1_000_000_000 + u64::try_from(ts.tv_nsec).unwrap_or(0)
 }
 
-fn drain_pass<M: RingMemory>(
-    ring: &mut RingConsumer<M>,
-    tx: &Sender<DrainMsg>,
-    idle: bool,
-) -> bool {
+fn drain_pass<M: RingMemory>(ring: &mut RingConsumer<M>, tx: &QueueSender, idle: bool) -> bool {
     let cpu = ring.cpu();
     let now = monotonic_ns();
     let mut bytes = Vec::new();
@@ -56,13 +53,13 @@ fn drain_pass<M: RingMemory>(
     ring.drain_into(&mut bytes, &mut errors);
     let mut ok = true;
     if !bytes.is_empty() {
-        ok &= tx.send(DrainMsg::Records { cpu, bytes }).is_ok();
+        ok &= tx.send(DrainMsg::Records { cpu, bytes });
     }
     for e in errors {
-        ok &= tx.send(DrainMsg::Corrupt(e)).is_ok();
+        ok &= tx.send(DrainMsg::Corrupt(e));
     }
     if idle {
-        ok &= tx.send(DrainMsg::Idle { cpu, time_ns: now }).is_ok();
+        ok &= tx.send(DrainMsg::Idle { cpu, time_ns: now });
     }
     ok
 }
@@ -70,7 +67,7 @@ fn drain_pass<M: RingMemory>(
 fn drain_thread<M: RingMemory>(
     mut ring: RingConsumer<M>,
     ticks: Option<(Receiver<Tick>, Sender<()>)>,
-    tx: &Sender<DrainMsg>,
+    tx: &QueueSender,
 ) {
     let cpu = ring.cpu();
     let start_pos = ring.position();
@@ -98,14 +95,20 @@ pub enum Mode {
     /// Drain what is buffered, once, and finish.
     Once,
     /// Drain whenever the waker says so, until it says stop.
-    Follow(Box<dyn Waker>),
+    Follow {
+        /// What says so.
+        waker: Box<dyn Waker>,
+        /// The most bytes of drained records waiting for the assembler
+        /// (see the `queue` module; [`super::DEFAULT_QUEUE_BYTES`]).
+        queue_bytes: usize,
+    },
 }
 
 impl std::fmt::Debug for Mode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
             Mode::Once => "Once",
-            Mode::Follow(_) => "Follow",
+            Mode::Follow { .. } => "Follow",
         })
     }
 }
@@ -156,14 +159,19 @@ pub fn run<M: RingMemory + Send>(
     mut assembler: Assembler<'_>,
     mut recorder: Option<&mut dyn Recorder>,
 ) -> io::Result<Summary> {
-    let (tx, rx) = crossbeam_channel::bounded::<DrainMsg>(256);
+    // A one-shot drain's messages are bounded by the rings' size already.
+    let queue_bytes = match &mode {
+        Mode::Once => usize::MAX,
+        Mode::Follow { queue_bytes, .. } => *queue_bytes,
+    };
+    let (tx, rx) = queue(queue_bytes);
     let (ack_tx, ack_rx) = crossbeam_channel::unbounded::<()>();
     let (stop_tx, stop_rx) = crossbeam_channel::bounded::<()>(1);
     let outcome = thread::scope(|s| {
         let mut tick_txs = Vec::new();
         for ring in rings {
             let tx = tx.clone();
-            let ticks = if matches!(mode, Mode::Follow(_)) {
+            let ticks = if matches!(mode, Mode::Follow { .. }) {
                 let (ttx, trx) = crossbeam_channel::bounded::<Tick>(1);
                 tick_txs.push(ttx);
                 Some((trx, ack_tx.clone()))
@@ -177,7 +185,7 @@ pub fn run<M: RingMemory + Send>(
         }
         drop(tx);
         drop(ack_tx);
-        if let Mode::Follow(waker) = mode {
+        if let Mode::Follow { waker, .. } = mode {
             let (ack_rx, stop_rx) = (&ack_rx, &stop_rx);
             thread::Builder::new()
                 .name("waker".into())
@@ -185,7 +193,7 @@ pub fn run<M: RingMemory + Send>(
                 .map_err(|e| io::Error::other(format!("spawning the waker thread: {e}")))?;
         }
         let mut result = Ok(());
-        for msg in &rx {
+        while let Some(msg) = rx.recv() {
             if let Some(r) = recorder.as_deref_mut() {
                 if let Err(e) = r.record(&msg) {
                     result = Err(e);
@@ -204,8 +212,9 @@ pub fn run<M: RingMemory + Send>(
             // Stop the waker (and with it the drain threads), and keep
             // receiving so that no drain thread blocks on a full channel.
             let _ = stop_tx.try_send(());
-            for _ in &rx {}
+            while rx.recv().is_some() {}
         }
+        tracing::info!("drain queue: at most {} bytes held", rx.peak());
         result
     });
     let (summary, finished) = if outcome.is_ok() {
@@ -258,10 +267,10 @@ pub fn replay<I: IntoIterator<Item = DrainMsg>>(
 /// one-shot drain produces (for ring images: deterministic, no threads).
 #[must_use]
 pub fn drain_once<M: RingMemory>(rings: Vec<M>) -> Vec<DrainMsg> {
-    let (tx, rx) = crossbeam_channel::unbounded();
+    let (tx, rx) = queue(usize::MAX);
     for mem in rings {
         drain_thread(RingConsumer::new(mem), None, &tx);
     }
     drop(tx);
-    rx.into_iter().collect()
+    std::iter::from_fn(|| rx.recv()).collect()
 }

@@ -3,7 +3,7 @@
 //!
 //! One drain thread per CPU turns its ring into [`DrainMsg`]s (the raw bytes
 //! of the valid records of one drain pass, errors, idle marks, and the final
-//! counters) and sends them over one crossbeam channel. The
+//! counters) and sends them over one queue, bounded in bytes. The
 //! [`Assembler`], on the calling thread, merges them in timestamp order
 //! ([`Merger`]), pairs ENTRY and EXIT by `call_id` ([`Pairer`]) and hands
 //! calls and LOST records to a [`Sink`]. A raw trace file is the same
@@ -37,6 +37,7 @@ mod assemble;
 mod drain;
 mod merge;
 mod pair;
+mod queue;
 mod summary;
 
 use std::io;
@@ -49,6 +50,7 @@ pub use assemble::Assembler;
 pub use drain::{drain_once, monotonic_ns, replay, run, Mode, Recorder, Tick, Waker};
 pub use merge::Merger;
 pub use pair::{Event, Limits, PairStats, Pairer};
+pub use queue::DEFAULT_QUEUE_BYTES;
 pub use summary::{CpuSummary, Summary};
 
 /// Default reordering window: 50 ms.

@@ -216,21 +216,27 @@ impl Waker for Script {
 #[test]
 fn follow_mode_drains_until_stopped() {
     let images = scenario_images();
-    let rings: Vec<_> = images
-        .iter()
-        .map(|i| RingConsumer::new(ImageRing::from_bytes(i.clone()).unwrap()))
-        .collect();
-    let mut sink = Collect::default();
-    let summary = pipeline::run(
-        rings,
-        Mode::Follow(Box::new(Script(3))),
-        Assembler::new(&[0, 1], pipeline::DEFAULT_WINDOW_NS, &mut sink),
-        None,
-    )
-    .unwrap();
     let (_, once) = run_images(&images, Format::Text, &PmuTypes::none(), None);
-    assert_eq!(summary, once);
-    assert_eq!(sink.calls.len(), 17);
+    // A queue that holds one message at a time delivers the same.
+    for queue_bytes in [pipeline::DEFAULT_QUEUE_BYTES, 1] {
+        let rings: Vec<_> = images
+            .iter()
+            .map(|i| RingConsumer::new(ImageRing::from_bytes(i.clone()).unwrap()))
+            .collect();
+        let mut sink = Collect::default();
+        let summary = pipeline::run(
+            rings,
+            Mode::Follow {
+                waker: Box::new(Script(3)),
+                queue_bytes,
+            },
+            Assembler::new(&[0, 1], pipeline::DEFAULT_WINDOW_NS, &mut sink),
+            None,
+        )
+        .unwrap();
+        assert_eq!(summary, once, "queue of {queue_bytes} bytes");
+        assert_eq!(sink.calls.len(), 17);
+    }
 }
 
 /// A sink whose reader went away.
@@ -258,7 +264,10 @@ fn a_broken_pipe_ends_the_run_quietly() {
             .collect();
         let mut sink = Broken;
         let mode = if follow {
-            Mode::Follow(Box::new(Script(1000)))
+            Mode::Follow {
+                waker: Box::new(Script(1000)),
+                queue_bytes: pipeline::DEFAULT_QUEUE_BYTES,
+            }
         } else {
             Mode::Once
         };
