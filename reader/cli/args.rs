@@ -162,7 +162,7 @@ pub(crate) struct LiveArgs {
     #[arg(long, value_name = "MS", default_value_t = 100)]
     pub(crate) poll_timeout_ms: u64,
     /// In --follow mode, the most bytes of drained records waiting to be
-    /// printed (64 MiB by default). When the output falls that far behind,
+    /// printed (128 MiB by default). When the output falls that far behind,
     /// draining waits: records then wait in the rings, and a full ring
     /// drops and counts them.
     #[arg(long, value_name = "BYTES", default_value_t = pipeline::DEFAULT_QUEUE_BYTES)]

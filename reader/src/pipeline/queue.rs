@@ -17,8 +17,10 @@ use crossbeam_channel::{Receiver, Sender};
 
 use super::DrainMsg;
 
-/// The default limit of [`crate::pipeline::Mode::Follow`]'s queue: 64 MiB.
-pub const DEFAULT_QUEUE_BYTES: usize = 64 << 20;
+/// The default limit of [`crate::pipeline::Mode::Follow`]'s queue: 128 MiB,
+/// at least the burst the unbounded queue absorbed in the guest's loss
+/// test (~75 MB; BENCHMARKS.md).
+pub const DEFAULT_QUEUE_BYTES: usize = 128 << 20;
 
 /// What a message costs the queue: its own size and the record bytes it
 /// owns.
@@ -34,6 +36,8 @@ fn cost(msg: &DrainMsg) -> usize {
 struct Usage {
     queued: usize,
     peak: usize,
+    /// Senders waiting for room: only then does a receive wake anyone.
+    waiting: usize,
     /// The receiver is gone: senders stop waiting.
     closed: bool,
 }
@@ -94,11 +98,13 @@ impl QueueSender {
                 && usage.queued > 0
                 && usage.queued.saturating_add(n) > self.budget.limit
             {
+                usage.waiting += 1;
                 usage = self
                     .budget
                     .freed
                     .wait(usage)
                     .unwrap_or_else(PoisonError::into_inner);
+                usage.waiting -= 1;
             }
             if usage.closed {
                 return false;
@@ -117,8 +123,12 @@ impl QueueReceiver {
         let (msg, n) = self.rx.recv().ok()?;
         let mut usage = self.budget.lock();
         usage.queued = usage.queued.saturating_sub(n);
+        // A wake-up is a system call: none when nobody waits.
+        let waiting = usage.waiting > 0;
         drop(usage);
-        self.budget.freed.notify_all();
+        if waiting {
+            self.budget.freed.notify_all();
+        }
         Some(msg)
     }
 
