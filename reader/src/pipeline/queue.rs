@@ -17,9 +17,9 @@ use crossbeam_channel::{Receiver, Sender};
 
 use super::DrainMsg;
 
-/// The default limit of [`crate::pipeline::Mode::Follow`]'s queue: 128 MiB,
-/// at least the burst the unbounded queue absorbed in the guest's loss
-/// test (~75 MB; BENCHMARKS.md).
+/// The default limit of [`crate::pipeline::Mode::Follow`]'s queue: 128 MiB.
+/// 64 MiB lowered the guest loss test's lossless rate; 128 MiB stayed
+/// within its spread (BENCHMARKS.md, "The follow queue bounded in bytes").
 pub const DEFAULT_QUEUE_BYTES: usize = 128 << 20;
 
 /// What a message costs the queue: its own size and the record bytes it
