@@ -6,10 +6,10 @@ use antinomie_reader::decode::PmuTypes;
 use antinomie_reader::output::Format;
 use antinomie_reader::pipeline::{self, Assembler, DrainMsg, Merger, Mode, Sink, Tick, Waker};
 use antinomie_reader::record::LostRecord;
-use antinomie_reader::ring::{ImageRing, RingConsumer};
+use antinomie_reader::ring::ImageRing;
 
 use crate::support::producer::{args, EntrySpec, ExitSpec, RingBuilder};
-use crate::support::{run_images, scenario_images, show_images};
+use crate::support::{consumers, run_images, scenario_images, show_images};
 
 /// Collects what the pipeline outputs.
 #[derive(Default)]
@@ -69,10 +69,7 @@ fn calls_pair_across_cpus() {
         rings[c].exit(&exit(id, id * 100 + 50, i64::try_from(id).unwrap()));
     }
     let images: Vec<_> = rings.iter().map(RingBuilder::image).collect();
-    let rings: Vec<_> = images
-        .iter()
-        .map(|i| RingConsumer::new(ImageRing::from_bytes(i.clone()).unwrap()))
-        .collect();
+    let rings = consumers(&images);
     let mut sink = Collect::default();
     let summary = pipeline::run(
         rings,
@@ -219,10 +216,7 @@ fn follow_mode_drains_until_stopped() {
     let (_, once) = run_images(&images, Format::Text, &PmuTypes::none(), None);
     // A queue that holds one message at a time delivers the same.
     for queue_bytes in [pipeline::DEFAULT_QUEUE_BYTES, 1] {
-        let rings: Vec<_> = images
-            .iter()
-            .map(|i| RingConsumer::new(ImageRing::from_bytes(i.clone()).unwrap()))
-            .collect();
+        let rings = consumers(&images);
         let mut sink = Collect::default();
         let summary = pipeline::run(
             rings,
@@ -258,10 +252,7 @@ impl Sink for Broken {
 fn a_broken_pipe_ends_the_run_quietly() {
     let images = scenario_images();
     for follow in [false, true] {
-        let rings: Vec<_> = images
-            .iter()
-            .map(|i| RingConsumer::new(ImageRing::from_bytes(i.clone()).unwrap()))
-            .collect();
+        let rings = consumers(&images);
         let mut sink = Broken;
         let mode = if follow {
             Mode::Follow {

@@ -117,6 +117,14 @@ fn show_images_into(images: &[Vec<u8>], mut sink: WriterSink<Vec<u8>>) -> (Strin
     (String::from_utf8(sink.into_inner()).unwrap(), summary)
 }
 
+/// A consumer of each ring image.
+pub fn consumers(images: &[Vec<u8>]) -> Vec<RingConsumer<ImageRing>> {
+    images
+        .iter()
+        .map(|i| RingConsumer::new(ImageRing::from_bytes(i.clone()).unwrap()))
+        .collect()
+}
+
 /// Decodes ring images with the threaded live pipeline (one drain thread
 /// per ring), recording the messages to `recorder`.
 pub fn run_images(
@@ -125,10 +133,7 @@ pub fn run_images(
     pmus: &PmuTypes,
     recorder: Option<&mut dyn Recorder>,
 ) -> (String, Summary) {
-    let rings: Vec<RingConsumer<ImageRing>> = images
-        .iter()
-        .map(|i| RingConsumer::new(ImageRing::from_bytes(i.clone()).unwrap()))
-        .collect();
+    let rings = consumers(images);
     let mut cpus: Vec<u32> = rings.iter().map(RingConsumer::cpu).collect();
     cpus.sort_unstable();
     let mut sink = WriterSink::new(Vec::new(), format, pmus.clone(), false);
