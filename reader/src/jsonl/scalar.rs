@@ -241,6 +241,24 @@ mod tests {
     }
 
     #[test]
+    fn random_numbers_of_every_length_print_as_format_does() {
+        // splitmix64 over every bit length, so that every digit count
+        // is hit many times.
+        let mut state = 0x5eed_u64;
+        let mut buf = Vec::new();
+        for i in 0..200_000u32 {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            let v = (z ^ (z >> 31)) >> (i % 64);
+            buf.clear();
+            u64(&mut buf, v);
+            assert_eq!(buf, v.to_string().as_bytes());
+        }
+    }
+
+    #[test]
     fn numbers_print_as_serde_json_does() {
         let mut powers: Vec<u64> = (0..20).map(|e| 10u64.pow(e)).collect();
         powers.extend(powers.clone().iter().map(|p| p - 1));
