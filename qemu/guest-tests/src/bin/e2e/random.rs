@@ -37,7 +37,7 @@
 //! `PERF_FLAG_PID_CGROUP` (it would take pid as an fd of this process); no
 //! thread writes the attr during a call.
 //!
-//! Each call is logged as the e2e scripts log theirs ([`E2eRecord`],
+//! Each call is logged as the e2e scripts log theirs (`workload::E2eRecord`,
 //! script `random`), streamed to stdout as it is made, so memory stays
 //! bounded whatever N.
 
