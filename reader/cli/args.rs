@@ -167,6 +167,13 @@ pub(crate) struct LiveArgs {
     /// drops and counts them.
     #[arg(long, value_name = "BYTES", default_value_t = pipeline::DEFAULT_QUEUE_BYTES)]
     pub(crate) queue_bytes: usize,
+    /// In --follow mode, how much higher the nice value of the thread that
+    /// decodes and prints is than the drain threads' (0-19), so that on a
+    /// busy CPU draining the rings wins over printing, which the queue lets
+    /// fall behind.
+    #[arg(long, value_name = "N", default_value_t = pipeline::DEFAULT_ASSEMBLER_NICE,
+          value_parser = clap::value_parser!(i32).range(0..=19))]
+    pub(crate) print_nice: i32,
     /// Print only the calls that match EXPR (see `reader fields`), e.g.
     /// `syscall.errno == E2BIG && args.attr_uptr.size > 136`. Checked before
     /// the device is opened; --output still saves every record.

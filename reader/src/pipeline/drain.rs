@@ -101,6 +101,10 @@ pub enum Mode {
         /// The most bytes of drained records waiting for the assembler
         /// (see the `queue` module; [`super::DEFAULT_QUEUE_BYTES`]).
         queue_bytes: usize,
+        /// How much to raise the nice value of the calling thread, which
+        /// merges, pairs and prints, once the drain threads and the waker
+        /// are running ([`super::DEFAULT_ASSEMBLER_NICE`]; 0 leaves it).
+        assembler_nice: i32,
     },
 }
 
@@ -146,6 +150,28 @@ fn waker_thread(
     }
 }
 
+/// Raises the calling thread's nice value by `delta` (capped at 19).
+///
+/// A full ring drops records, a full queue only makes the drain threads
+/// wait: so when the CPU is short (a busy machine, or a guest under
+/// single-threaded emulation), draining must win it over decoding and
+/// printing, which the queue lets fall behind and catch up. Linux keeps a
+/// nice value per thread, so this leaves the drain threads and the waker
+/// as they were. Raising it needs no privilege; failing to is not fatal.
+fn lower_own_priority(delta: i32) {
+    if delta <= 0 {
+        return;
+    }
+    let me = Some(rustix::thread::gettid());
+    let result = rustix::process::getpriority_process(me).and_then(|now| {
+        rustix::process::setpriority_process(me, now.saturating_add(delta).min(19))
+    });
+    match result {
+        Ok(()) => tracing::info!("merging and printing at nice +{delta} from the drain threads"),
+        Err(e) => tracing::warn!("could not lower the printing thread's priority: {e}"),
+    }
+}
+
 /// Drains `rings` (one thread each) into `assembler`, recording every
 /// message on the way. Returns when every ring is done, or the output
 /// broke.
@@ -160,9 +186,13 @@ pub fn run<M: RingMemory + Send>(
     mut recorder: Option<&mut dyn Recorder>,
 ) -> io::Result<Summary> {
     // A one-shot drain's messages are bounded by the rings' size already.
-    let queue_bytes = match &mode {
-        Mode::Once => usize::MAX,
-        Mode::Follow { queue_bytes, .. } => *queue_bytes,
+    let (queue_bytes, assembler_nice) = match &mode {
+        Mode::Once => (usize::MAX, 0),
+        Mode::Follow {
+            queue_bytes,
+            assembler_nice,
+            ..
+        } => (*queue_bytes, *assembler_nice),
     };
     let (tx, rx) = queue(queue_bytes);
     let (ack_tx, ack_rx) = crossbeam_channel::unbounded::<()>();
@@ -192,6 +222,8 @@ pub fn run<M: RingMemory + Send>(
                 .spawn_scoped(s, move || waker_thread(waker, &tick_txs, ack_rx, stop_rx))
                 .map_err(|e| io::Error::other(format!("spawning the waker thread: {e}")))?;
         }
+        // After the spawns: threads inherit their creator's nice value.
+        lower_own_priority(assembler_nice);
         let mut result = Ok(());
         while let Some(msg) = rx.recv() {
             if let Some(r) = recorder.as_deref_mut() {

@@ -223,6 +223,7 @@ fn follow_mode_drains_until_stopped() {
             Mode::Follow {
                 waker: Box::new(Script(3)),
                 queue_bytes,
+                assembler_nice: 0,
             },
             Assembler::new(&[0, 1], pipeline::DEFAULT_WINDOW_NS, &mut sink),
             None,
@@ -258,6 +259,7 @@ fn a_broken_pipe_ends_the_run_quietly() {
             Mode::Follow {
                 waker: Box::new(Script(1000)),
                 queue_bytes: pipeline::DEFAULT_QUEUE_BYTES,
+                assembler_nice: 0,
             }
         } else {
             Mode::Once
@@ -266,4 +268,46 @@ fn a_broken_pipe_ends_the_run_quietly() {
             pipeline::run(rings, mode, Assembler::new(&[0, 1], 0, &mut sink), None).unwrap();
         assert!(summary.broken_pipe);
     }
+}
+
+/// A waker that notes its thread's nice value, then stops.
+struct NiceProbe(std::sync::mpsc::Sender<i32>);
+
+impl Waker for NiceProbe {
+    fn wait(&mut self) -> Tick {
+        let me = Some(rustix::thread::gettid());
+        let _ = self
+            .0
+            .send(rustix::process::getpriority_process(me).unwrap());
+        Tick::Stop
+    }
+}
+
+#[test]
+fn follow_mode_lowers_only_the_printing_threads_priority() {
+    // On a thread of its own: the nice value stays raised after the run.
+    std::thread::spawn(|| {
+        let me = Some(rustix::thread::gettid());
+        let before = rustix::process::getpriority_process(me).unwrap();
+        let images = scenario_images();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let mut sink = Collect::default();
+        pipeline::run(
+            consumers(&images),
+            Mode::Follow {
+                waker: Box::new(NiceProbe(tx)),
+                queue_bytes: pipeline::DEFAULT_QUEUE_BYTES,
+                assembler_nice: 3,
+            },
+            Assembler::new(&[0, 1], pipeline::DEFAULT_WINDOW_NS, &mut sink),
+            None,
+        )
+        .unwrap();
+        assert_eq!(sink.calls.len(), 17, "every call still printed");
+        let after = rustix::process::getpriority_process(me).unwrap();
+        assert_eq!(after, (before + 3).min(19), "the printing thread");
+        assert_eq!(rx.recv().unwrap(), before, "the waker thread");
+    })
+    .join()
+    .unwrap();
 }
