@@ -164,10 +164,13 @@ fn lower_own_priority(delta: i32) {
     }
     let me = Some(rustix::thread::gettid());
     let result = rustix::process::getpriority_process(me).and_then(|now| {
-        rustix::process::setpriority_process(me, now.saturating_add(delta).min(19))
+        let lowered = now.saturating_add(delta).min(19);
+        rustix::process::setpriority_process(me, lowered).map(|()| (now, lowered))
     });
     match result {
-        Ok(()) => tracing::info!("merging and printing at nice +{delta} from the drain threads"),
+        Ok((now, lowered)) => {
+            tracing::info!("merging and printing at nice {lowered}, the drain threads at {now}");
+        }
         Err(e) => tracing::warn!("could not lower the printing thread's priority: {e}"),
     }
 }
