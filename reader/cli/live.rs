@@ -114,7 +114,7 @@ pub(crate) fn live(
         Mode::Follow {
             waker: Box::new(dev.waker(Duration::from_millis(args.poll_timeout_ms))?),
             queue_bytes: args.queue_bytes,
-            assembler_nice: args.print_nice,
+            print_nice: args.print_nice,
         }
     } else {
         Mode::Once

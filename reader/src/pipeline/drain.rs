@@ -103,8 +103,8 @@ pub enum Mode {
         queue_bytes: usize,
         /// How much to raise the nice value of the calling thread, which
         /// merges, pairs and prints, once the drain threads and the waker
-        /// are running ([`super::DEFAULT_ASSEMBLER_NICE`]; 0 leaves it).
-        assembler_nice: i32,
+        /// are running ([`super::DEFAULT_PRINT_NICE`]; 0 leaves it).
+        print_nice: i32,
     },
 }
 
@@ -189,13 +189,13 @@ pub fn run<M: RingMemory + Send>(
     mut recorder: Option<&mut dyn Recorder>,
 ) -> io::Result<Summary> {
     // A one-shot drain's messages are bounded by the rings' size already.
-    let (queue_bytes, assembler_nice) = match &mode {
+    let (queue_bytes, print_nice) = match &mode {
         Mode::Once => (usize::MAX, 0),
         Mode::Follow {
             queue_bytes,
-            assembler_nice,
+            print_nice,
             ..
-        } => (*queue_bytes, *assembler_nice),
+        } => (*queue_bytes, *print_nice),
     };
     let (tx, rx) = queue(queue_bytes);
     let (ack_tx, ack_rx) = crossbeam_channel::unbounded::<()>();
@@ -226,7 +226,7 @@ pub fn run<M: RingMemory + Send>(
                 .map_err(|e| io::Error::other(format!("spawning the waker thread: {e}")))?;
         }
         // After the spawns: threads inherit their creator's nice value.
-        lower_own_priority(assembler_nice);
+        lower_own_priority(print_nice);
         let mut result = Ok(());
         while let Some(msg) = rx.recv() {
             if let Some(r) = recorder.as_deref_mut() {

@@ -53,11 +53,11 @@ pub use pair::{Event, Limits, PairStats, Pairer};
 pub use queue::DEFAULT_QUEUE_BYTES;
 pub use summary::{CpuSummary, Summary};
 
-/// Default of [`Mode::Follow`]'s `assembler_nice`: the thread that merges,
+/// Default of [`Mode::Follow`]'s `print_nice`: the thread that merges,
 /// pairs and prints runs at nice +10 from the drain threads, which then
 /// weigh about 9 times as much on a busy CPU (the scheduler's weights for
 /// nice 0 and 10 are 1024 and 110).
-pub const DEFAULT_ASSEMBLER_NICE: i32 = 10;
+pub const DEFAULT_PRINT_NICE: i32 = 10;
 
 /// Default reordering window: 50 ms.
 pub const DEFAULT_WINDOW_NS: u64 = 50_000_000;

@@ -223,7 +223,7 @@ fn follow_mode_drains_until_stopped() {
             Mode::Follow {
                 waker: Box::new(Script(3)),
                 queue_bytes,
-                assembler_nice: 0,
+                print_nice: 0,
             },
             Assembler::new(&[0, 1], pipeline::DEFAULT_WINDOW_NS, &mut sink),
             None,
@@ -259,7 +259,7 @@ fn a_broken_pipe_ends_the_run_quietly() {
             Mode::Follow {
                 waker: Box::new(Script(1000)),
                 queue_bytes: pipeline::DEFAULT_QUEUE_BYTES,
-                assembler_nice: 0,
+                print_nice: 0,
             }
         } else {
             Mode::Once
@@ -297,7 +297,7 @@ fn follow_mode_lowers_only_the_printing_threads_priority() {
             Mode::Follow {
                 waker: Box::new(NiceProbe(tx)),
                 queue_bytes: pipeline::DEFAULT_QUEUE_BYTES,
-                assembler_nice: 3,
+                print_nice: 3,
             },
             Assembler::new(&[0, 1], pipeline::DEFAULT_WINDOW_NS, &mut sink),
             None,
