@@ -200,9 +200,13 @@ impl Merger {
         let lane = &mut self.lanes[idx];
         let rec = lane.queue.pop_front()?;
         match lane.queue.front() {
-            Some(next) => self
-                .heads
-                .push(Reverse(HeadKey::new(next.header().time_ns, cpu, idx))),
+            Some(next) => {
+                if let Some(after) = lane.queue.get(1) {
+                    prefetch(after);
+                }
+                self.heads
+                    .push(Reverse(HeadKey::new(next.header().time_ns, cpu, idx)));
+            }
             None if !lane.done => {
                 self.waiting.insert((lane.frontier, cpu));
             }
@@ -220,6 +224,33 @@ impl Merger {
         }
         Some(rec)
     }
+}
+
+/// Asks the CPU to fetch `record`'s cache lines, which the merge will
+/// read when it pops it. Records are popped round the lanes: with many
+/// CPUs, hundreds of other lanes are popped between two pops of one lane,
+/// which is time enough for the fetch, and too many interleaved streams
+/// for the hardware prefetcher to follow; a profile at 256 lanes put most
+/// of `pop`'s time on the stalls of copying the record out. A hint only:
+/// it changes no value.
+#[inline]
+fn prefetch(record: &Record) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let start = std::ptr::from_ref(record).cast::<i8>();
+        // A record spans at most three 64-byte lines; the first, one
+        // line on and the last byte's line cover them all.
+        for at in [0, 64, size_of::<Record>() - 1] {
+            // SAFETY: SSE, which `_mm_prefetch` needs, is part of the
+            // x86-64 baseline, so every CPU this runs on has it; and a
+            // prefetch is a hint that neither faults nor changes memory,
+            // whatever the address (this one is inside the record).
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(start.wrapping_add(at)) };
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = record;
 }
 
 #[cfg(test)]
