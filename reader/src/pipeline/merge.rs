@@ -112,12 +112,6 @@ impl Merger {
         self.lanes.len() - 1
     }
 
-    /// Queues the records of a [`crate::pipeline::DrainMsg::Records`]
-    /// (a copy of `bytes`; [`Merger::push_batch`] takes them without one).
-    pub fn push_records(&mut self, cpu: u32, bytes: &[u8]) -> Option<CorruptRecord> {
-        self.push_batch(cpu, bytes.to_vec())
-    }
-
     /// Queues the records of a [`crate::pipeline::DrainMsg::Records`]; the
     /// records keep their capture items in `bytes` ([`record::Batch`]).
     /// Records that do not parse (the drain thread validated them, so only
@@ -286,8 +280,8 @@ mod tests {
         let mut m = Merger::new(&[0, 1, 2], 10);
         let mut bytes = rec(0, 100);
         bytes.extend(rec(0, 300));
-        assert!(m.push_records(0, &bytes).is_none());
-        assert!(m.push_records(2, &rec(2, 200)).is_none());
+        assert!(m.push_batch(0, bytes).is_none());
+        assert!(m.push_batch(2, rec(2, 200)).is_none());
         // Lane 1 is empty and promised nothing: hold everything.
         assert!(m.pop(false).is_none());
         // Lane 1 promises nothing before 150 - 10: 100 may go, not 200.
@@ -316,7 +310,7 @@ mod tests {
             let mut recs: Vec<Vec<u8>> =
                 bytes.chunks(bytes.len() / 4).map(<[u8]>::to_vec).collect();
             recs.sort_by_key(|r| u64::from_le_bytes(r[24..32].try_into().unwrap()));
-            assert!(m.push_records(c, &recs.concat()).is_none());
+            assert!(m.push_batch(c, recs.concat()).is_none());
             m.done(c);
         }
         let mut out = Vec::new();

@@ -124,11 +124,11 @@ fn an_idle_ring_holds_the_merge_back_only_for_the_window() {
     let mut b = RingBuilder::new(0, 4096);
     b.exit(&exit(1, 5_000, 0));
     let DrainMsg::Records { bytes, .. } =
-        &pipeline::drain_once(vec![ImageRing::from_bytes(b.image()).unwrap()])[0]
+        pipeline::drain_once(vec![ImageRing::from_bytes(b.image()).unwrap()]).remove(0)
     else {
         panic!()
     };
-    assert!(m.push_records(0, bytes).is_none());
+    assert!(m.push_batch(0, bytes).is_none());
     // CPU 1 has said nothing: hold.
     assert!(m.pop(false).is_none());
     // CPU 1 was idle at 5_500: a record from before 4_500 could still come.
