@@ -302,9 +302,11 @@ struct antinomie_entry {
  *                 [0, min(eff, attr_max)), none with SIZE_FAULT or for a
  *                 fault in the tail [attr_max, eff), which the kernel
  *                 reads first and without which it reads no head.
- *                 A range that runs past the end of user space fails
+ *                 A tail that runs past the end of user space fails
  *                 access_ok() as a whole before any byte of it is read:
- *                 fault_offset is then its start (0 or attr_max).
+ *                 fault_offset is then attr_max. The head is read as
+ *                 copy_from_user() reads it, up to the first byte that
+ *                 cannot be read, wherever that is.
  * TRUNCATED:      attr_max < eff <= PAGE_SIZE. With TAIL_ZERO bytes
  *                 [attr_max, eff) are zero and copied_len = attr_max;
  *                 with TAIL_NONZERO one is not, the kernel fails with
@@ -467,13 +469,19 @@ struct antinomie_lost {
  * while capture is enabled or any ring is mapped, and reinitialises the
  * rings: unread records are discarded, positions and counters restart from
  * 0, and the EXIT of a call in flight lands in the new ring without its
- * ENTRY. The old rings are freed before the new ones are allocated; if
- * that fails, rings of the old size are allocated again, if memory allows.
+ * ENTRY. The new rings are allocated before the old ones are freed, so
+ * that a call in flight always finds one set or the other for its EXIT:
+ * the two sets together must fit the half of RAM (to go from one large
+ * size to another, shrink first). If the allocation fails, the old rings
+ * stay as they were.
  * SET_WATERMARK: poll() reports EPOLLIN once some ring holds at least this
  * many unread bytes. 1, the default each open starts from, wakes on any
  * record; larger values batch wake-ups, but data below the watermark wakes
  * nobody, so use a poll() timeout for bounded latency. 0 or more than
  * data_size: EINVAL. A smaller ring size lowers it to the new data_size.
+ * Above half of data_size it acts as half: a ring drops records only when
+ * more than half of it is unread, so a ring that drops records always
+ * wakes poll(), however high the watermark.
  */
 
 /* struct antinomie_info.flags: capture of new calls is on. */
