@@ -304,9 +304,10 @@ struct antinomie_entry {
  *                 reads first and without which it reads no head.
  *                 A tail that runs past the end of user space fails
  *                 access_ok() as a whole before any byte of it is read:
- *                 fault_offset is then attr_max. The head is read as
- *                 copy_from_user() reads it, up to the first byte that
- *                 cannot be read, wherever that is.
+ *                 fault_offset is then attr_max. The head is read by
+ *                 one copy_from_user(), as the kernel reads it:
+ *                 fault_offset is the bytes it copied, which on x86-64
+ *                 is up to the first byte that cannot be read.
  * TRUNCATED:      attr_max < eff <= PAGE_SIZE. With TAIL_ZERO bytes
  *                 [attr_max, eff) are zero and copied_len = attr_max;
  *                 with TAIL_NONZERO one is not, the kernel fails with
@@ -471,17 +472,22 @@ struct antinomie_lost {
  * 0, and the EXIT of a call in flight lands in the new ring without its
  * ENTRY. The new rings are allocated before the old ones are freed, so
  * that a call in flight always finds one set or the other for its EXIT:
- * the two sets together must fit the half of RAM (to go from one large
- * size to another, shrink first). If the allocation fails, the old rings
- * stay as they were.
+ * rings that grow must fit the half of RAM together with the old ones
+ * (to go from one large size to a larger one, shrink first); smaller
+ * ones are allocated while the old ones are held, so the two take less
+ * than twice the old set for that moment. If the allocation fails, the
+ * old rings stay as they were.
  * SET_WATERMARK: poll() reports EPOLLIN once some ring holds at least this
  * many unread bytes. 1, the default each open starts from, wakes on any
  * record; larger values batch wake-ups, but data below the watermark wakes
  * nobody, so use a poll() timeout for bounded latency. 0 or more than
  * data_size: EINVAL. A smaller ring size lowers it to the new data_size.
- * Above half of data_size it acts as half: a ring drops records only when
- * more than half of it is unread, so a ring that drops records always
- * wakes poll(), however high the watermark.
+ * Above half of data_size it acts as half: a ring drops a record for want
+ * of room (RING_FULL) only when more than half of it is unread, and one
+ * with an invalid consumer position (BAD_CONSUMER) counts as full, so a
+ * ring that drops records for either reason wakes poll(), however high
+ * the watermark. (A ring found corrupted drops every record whatever its
+ * fill; see ENABLE's EIO.)
  */
 
 /* struct antinomie_info.flags: capture of new calls is on. */
