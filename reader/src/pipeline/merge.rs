@@ -195,6 +195,8 @@ impl Merger {
         let rec = lane.queue.pop_front()?;
         match lane.queue.front() {
             Some(next) => {
+                // The record after the new head: the head's own lines are
+                // read right below, too soon for a fetch to help.
                 if let Some(after) = lane.queue.get(1) {
                     prefetch(after);
                 }
