@@ -296,7 +296,11 @@ struct antinomie_entry {
  * attr_max = sizeof(struct perf_event_attr), 136 on 6.12:
  *
  * COMPLETE:       64 <= eff <= attr_max; copied_len = eff.
- * NULL_PTR:       the pointer is 0; nothing is read.
+ * NULL_PTR:       the pointer is 0 and its size word cannot be read;
+ *                 the other fields are 0. Like the kernel, the hook
+ *                 reads through a NULL pointer: with a page mapped at
+ *                 0 (vm.mmap_min_addr 0, or CAP_SYS_RAWIO), the status
+ *                 is that of any other pointer.
  * FAULT:          a read faulted at fault_offset. copied_len bytes from
  *                 offset 0 were read: fault_offset of them in the head
  *                 [0, min(eff, attr_max)), none with SIZE_FAULT or for a

@@ -33,7 +33,10 @@ pub static CAPTURE_STATUS_DOC: &[(&str, &str)] = &[
         "complete",
         "64 <= effective size <= 136: the whole attr was read (copied_len = effective size)",
     ),
-    ("null_ptr", "attr_uptr was NULL: nothing was read"),
+    (
+        "null_ptr",
+        "attr_uptr was NULL and its size word could not be read (like the kernel, the capture reads through NULL: with a page mapped at 0, the status is that of any other pointer)",
+    ),
     (
         "fault",
         "a read faulted at arg0.fault_offset; the bytes before it were kept (none when the size word itself faulted, capture flag size_fault, or the tail beyond 136 did, as the kernel then reads no head)",

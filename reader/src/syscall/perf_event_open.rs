@@ -167,7 +167,7 @@ pub static PERF_EVENT_OPEN: Syscall = Syscall {
             when: When::Entry,
             how: "`get_user()` of the u32 at offset 4, as `perf_copy_attr()` reads it first; the effective size is 64 when it is 0",
             keys: &["arg0.declared_size", "arg0.status"],
-            condition: "`flags` within `PERF_FLAG_ALL` (else status `not_applicable`: the kernel never reads the attr) and `attr_uptr` not NULL (else `null_ptr`); a fault gives `fault` with capture flag `size_fault`",
+            condition: "`flags` within `PERF_FLAG_ALL` (else status `not_applicable`: the kernel never reads the attr); a fault gives `fault` with capture flag `size_fault`, or `null_ptr` when `attr_uptr` is NULL (the capture reads through NULL as the kernel does: with a page mapped at 0, the status is that of any other pointer)",
         },
         Capture {
             what: "`*attr_uptr`, the struct",

@@ -93,7 +93,9 @@ pub fn capture(flags: u64, ptr: u64, mem: &[u8], readable: usize) -> Capture {
     if flags & !PERF_FLAG_ALL != 0 {
         return none(Status::NotApplicable);
     }
-    if ptr == 0 {
+    // The capture reads through NULL, as the kernel does: NULL_PTR is a
+    // NULL whose size word faults (the guest maps nothing at 0).
+    if ptr == 0 && readable < 8 {
         return none(Status::NullPtr);
     }
     if readable < 8 {
