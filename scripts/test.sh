@@ -95,7 +95,7 @@ step "regression workflow: reader diff on the normal kernel and a changed one" \
 	scripts/tests/regression.sh
 step "kernel build (off: CONFIG_ANTINOMIE=n)" scripts/build-kernel.sh off
 step "boot (off): smoke + KUnit" qemu/run.sh --quiet --variant off --scenario smoke
-step "kernel build (debug: KASAN, UBSAN, lockdep, KFENCE)" scripts/build-kernel.sh debug
+step "kernel build (debug: -O2, PREEMPT, KASAN, UBSAN, lockdep, KFENCE)" scripts/build-kernel.sh debug
 step "boot (debug): capture on the raw ABI, no splat" \
 	qemu/run.sh --quiet --variant debug --scenario capture --timeout 900
 step "boot (debug): kselftest of the raw ABI, no splat" \
