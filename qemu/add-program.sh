@@ -31,7 +31,9 @@ for prog in "$@"; do
 	# type -P: a file on PATH, never a shell builtin of the same name (false).
 	[[ "$prog" == */* ]] || path=$(type -P "$prog") ||
 		die "program '$prog' not found on PATH"
-	[ -f "$path" ] && [ -x "$path" ] || die "program '$prog' is not an executable file"
+	if [ ! -f "$path" ] || [ ! -x "$path" ]; then
+		die "program '$prog' is not an executable file"
+	fi
 	name=$(basename "$path")
 	cp -L "$path" "$root/usr/local/bin/$name" || die "cannot copy $path"
 	if [ "$(head -c 2 "$path")" = '#!' ]; then

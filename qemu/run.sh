@@ -87,7 +87,9 @@ sys.stdout.buffer.write(b)" >"$bios"
 # also boot this kernel to userspace, where guest-exit reports through
 # isa-debug-exit; the verdict holds until the host reboots.
 kvm_boots_linux() {
-	local verdict=$ANTINOMIE_CACHE/kvm-verdict.$(cat /proc/sys/kernel/random/boot_id 2>/dev/null || echo unknown)
+	local boot_id verdict
+	boot_id=$(cat /proc/sys/kernel/random/boot_id 2>/dev/null || echo unknown)
+	verdict=$ANTINOMIE_CACHE/kvm-verdict.$boot_id
 	if [ -f "$verdict" ]; then
 		[ "$(cat "$verdict")" = yes ]
 		return
@@ -126,6 +128,7 @@ else
 	accel=tcg,thread=single
 fi
 
+# shellcheck disable=SC2054 # QEMU's option values are comma-separated.
 qemu=(qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -smp 4 -m "$mem"
 	-nodefaults -display none -no-reboot
 	-kernel "$kernel" -initrd "$initrd"
@@ -181,7 +184,7 @@ case $rc in
 	fail "guest stopped without reporting a result (rebooted or powered off)"
 	;;
 esac
-if [ $((rc % 2)) -ne 1 ] || [ $rc -lt 3 ]; then
+if [ $((rc % 2)) -ne 1 ] || [ "$rc" -lt 3 ]; then
 	fail "qemu failed with exit status $rc"
 fi
 guest_rc=$(((rc >> 1) - 1))
@@ -196,7 +199,7 @@ splat=$(grep -m1 -E '^(BUG: |WARNING: |UBSAN: |Oops|general protection fault|Ker
 kmsg=$(sed -n -e 's/\r$//' -e 's/^\[ *[0-9]*\.[0-9]*\] //p' "$log")
 ktap_suites=$(grep -E '^(not )?ok [0-9]+ [^ #]+' <<<"$kmsg" || true)
 kunit_failed=$(grep -E '^not ok ' <<<"$ktap_suites" | awk '{print $4}' || true)
-[ -n "$kunit_failed" ] && fail "KUnit suite(s) failed: $(echo $kunit_failed)"
+[ -n "$kunit_failed" ] && fail "KUnit suite(s) failed: $(echo "$kunit_failed" | tr -s ' \n' ' ')"
 missing=()
 while [ $kunit -eq 1 ] && read -r suite sym; do
 	case "$suite" in '' | \#*) continue ;; esac

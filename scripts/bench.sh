@@ -129,7 +129,7 @@ stage "run directory $out; host load: $(cut -d' ' -f1-3 /proc/loadavg) on $(npro
 {
 	echo "date: $(date -u +%FT%TZ)"
 	echo "commit: $(git -C "$ANTINOMIE_ROOT" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(git -C "$ANTINOMIE_ROOT" diff --quiet HEAD -- 2>/dev/null || echo ' (with uncommitted changes)')"
-	echo "series: $(cat "$ANTINOMIE_ROOT"/kernel-patch/series $(sed "s|^|$ANTINOMIE_ROOT/kernel-patch/|" "$ANTINOMIE_ROOT/kernel-patch/series") | sha256sum | cut -c1-12) (sha256 of the series file and its patches)"
+	echo "series: $(cd "$ANTINOMIE_ROOT/kernel-patch" && { cat series; xargs cat <series; } | sha256sum | cut -c1-12) (sha256 of the series file and its patches)"
 	echo "qemu: $(qemu-system-x86_64 --version | head -n1)"
 	echo "options: calls=$calls rounds=$rounds strace_calls=$strace_calls threads=$threads paths=$paths insn_calls=$insn_calls insn_threads=$insn_threads insn_strace_calls=$insn_strace_calls loss_calls=$loss_calls loss_path=$loss_path loss_secs=$loss_secs loss_steps=$loss_steps ring=$ring"
 	echo "load before: $(uptime)"
@@ -173,7 +173,7 @@ if { step insn && [ "$insn_calls" -gt 0 ]; } || step profile; then
 	rm -rf "$small"
 	# qemu/build-initramfs.sh stages an image IMG in IMG.root.
 	cp -a "$initrd.root" "$small" || die "cannot copy the image root ($initrd.root)"
-	rm -rf "$small"/bin/{reader,antinomie-workload,antinomie-e2e} "$small/usr/local" "$small/lib" "$small/lib64" "$small/opt"
+	rm -rf "${small:?}"/bin/{reader,antinomie-workload,antinomie-e2e} "${small:?}/usr/local" "${small:?}/lib" "${small:?}/lib64" "${small:?}/opt"
 	(cd "$small" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc --quiet -R 0:0 | gzip -1) >"$insn_initrd" ||
 		die "cannot pack the instruction-count image"
 fi
@@ -232,6 +232,7 @@ profile_base=$((profile_calls / 10))
 # slow host cannot fail the boot's timer check ("IO-APIC + timer doesn't
 # work"). -rtc clock=vm from a fixed date: the guest's wall clock, too,
 # starts the same and follows the instructions (~0.012 %).
+# shellcheck disable=SC2054 # QEMU's option values are comma-separated.
 counted=(-icount shift=3,sleep=off -rtc base=2026-01-01T00:00:00,clock=vm)
 
 if step insn && [ "$insn_calls" -gt 0 ]; then

@@ -99,7 +99,7 @@ if [ ! -f "$work/src/tests/plugin/insn.c" ]; then
 	rm -rf "$work/dl" "$work/src"
 	: >"$work/apt.log"
 	apt_source_download "$ANTINOMIE_CACHE/apt-qemu" "$work/dl" "$work/apt.log" "$src_pkg=$src_ver" <<<"$sources"
-	dsc=$(ls "$work"/dl/*.dsc 2>/dev/null | head -n1)
+	dsc=$(find "$work/dl" -maxdepth 1 -name '*.dsc' | head -n1)
 	[ -n "$dsc" ] || die "apt-get source $src_pkg=$src_ver produced no .dsc"
 	stage "unpacking $(basename "$dsc") with the Debian patches applied"
 	# apt-get source has checked the files against the archive's signed index.

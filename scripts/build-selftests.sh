@@ -54,6 +54,6 @@ for suite in "${SUITES[@]}"; do
 		! LC_ALL=C readelf -l "$f" 2>/dev/null | grep -q 'program interpreter' ||
 			die "selftests/$suite/$(basename "$f") is not statically linked"
 	done
-	info "$(cd "$dest" && ls | tr '\n' ' ')"
+	info "$(cd "$dest" && printf '%s ' *)"
 done
 echo "$root"

@@ -23,7 +23,7 @@
 . "$(dirname "$0")/lib.sh"
 cd "$ANTINOMIE_ROOT"
 
-calls=20000 seed=1 burst=1000 timeout_s= variant=debug passes=off,on brk=
+calls=20000 seed=1 burst=1000 timeout_s='' variant=debug passes=off,on brk=''
 log=$ANTINOMIE_CACHE/campaign-console.log
 while [ $# -gt 0 ]; do
 	case "$1" in

@@ -66,7 +66,7 @@ cmp -s "$cover" "$tmp/export/$COVER_LETTER" || {
 stage "patch -p1: applying to a copy of the files the series touches"
 plain=$tmp/plain
 mkdir "$plain"
-for f in $(sed -n 's|^--- a/||p' "${patches[@]}" | sort -u); do
+sed -n 's|^--- a/||p' "${patches[@]}" | sort -u | while read -r f; do
 	if [ -f "$SRC_DIR/$f" ]; then
 		mkdir -p "$plain/$(dirname "$f")"
 		cp "$SRC_DIR/$f" "$plain/$f"

@@ -22,6 +22,8 @@ COMMANDS=(
 	awk:mawk sed:sed grep:grep find:findutils xargs:findutils
 	# scripts/bench.sh
 	pkg-config:pkg-config strace:strace
+	# scripts/check-shell.sh
+	shellcheck:shellcheck
 )
 
 # module:package for Debian's /usr/bin/python3 (checkpatch's spdxcheck.py)

@@ -36,7 +36,7 @@ else
 fi
 rm -f "$outdir"/*.patch
 export_patches "$tree" "$outdir"
-ls "$outdir"/*.patch | xargs -n1 basename | grep -vx "$COVER_LETTER" >"$outdir/series"
+find "$outdir" -maxdepth 1 -name '*.patch' -printf '%f\n' | LC_ALL=C sort | grep -vx "$COVER_LETTER" >"$outdir/series"
 if [ -s "$cover_text" ]; then
 	export_cover_letter "$tree" "$outdir/$COVER_LETTER" "$cover_text"
 else

@@ -20,6 +20,8 @@ PACKAGES=(
 	# scripts/bench.sh: QEMU's insn plugin (built against glib), strace in
 	# the guest
 	libglib2.0-dev pkg-config strace
+	# scripts/check-shell.sh
+	shellcheck
 )
 
 stage "checking ${#PACKAGES[@]} host packages"

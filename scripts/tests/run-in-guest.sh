@@ -28,7 +28,7 @@ info "guest said: $(head -n1 "$tmp/strace/stdout")"
 stage "[2] a failing program: its status is the command's"
 rc=0
 "$rig" --out "$tmp/false" -- false || rc=$?
-[ $rc -eq 1 ] && [ "$(cat "$tmp/false/status" 2>/dev/null)" = 1 ] ||
+{ [ $rc -eq 1 ] && [ "$(cat "$tmp/false/status" 2>/dev/null)" = 1 ]; } ||
 	die "[2] run-in-guest.sh -- false exited $rc, status file '$(cat "$tmp/false/status" 2>/dev/null)'; wanted 1 and 1"
 
 stage "[3] the kernel's perf_events selftests, their trace decoded on the host"

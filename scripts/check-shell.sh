@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Lint every shell script in the repository with shellcheck: the host
+# scripts, the guest's init and its scenarios (busybox sh), and .ci/run. A
+# script is a tracked file whose first line is a sh or bash shebang; the
+# libraries they source (scripts/lib.sh, kernel-lib.sh, deps.sh) are
+# checked through them (-x), as they are used.
+#
+# usage: scripts/check-shell.sh
+. "$(dirname "$0")/lib.sh"
+cd "$ANTINOMIE_ROOT"
+need_cmd shellcheck git
+
+scripts=()
+while read -r f; do
+	head -n 1 "$f" | grep -qE '^#!(/usr)?/bin/(env )?(ba|da)?sh\b' && scripts+=("$f")
+done < <(git ls-files)
+[ ${#scripts[@]} -gt 0 ] || die "no shell scripts found under $ANTINOMIE_ROOT"
+stage "shellcheck of ${#scripts[@]} scripts"
+shellcheck -x -P SCRIPTDIR -f gcc "${scripts[@]}" ||
+	die "shellcheck found the problems above"
+stage "shellcheck: ${#scripts[@]} scripts clean"
