@@ -1,16 +1,36 @@
 #!/usr/bin/env bash
-# Run every test of Antinomie, from whatever state the machine is in:
-# installs the host packages it needs, then checks the Rust workspace, the
-# kernel series, the kernel configurations, builds the patched kernel and the
-# guest image, boots it under QEMU (smoke scenario + built-in KUnit; the
-# kernel's perf_events selftests; the reader and its filter end to end;
-# programs run with run-in-guest.sh; reader diff across a kernel change;
-# the randomized campaign on the debug kernel),
-# and proves that bad input fails with a one-line reason.
+# Run the tests of Antinomie, from whatever state the machine is in. Three
+# tiers, each a superset of the one before:
 #
-# usage: scripts/test.sh
+#   --host   install the host packages; cargo fmt, clippy and test (with
+#            the attr table checked against the pinned tree's uapi
+#            header); the shell scripts, linted; the word check; the
+#            kernel series (apply, export, checkpatch) and every kernel
+#            configuration. No kernel build, no guest: a few minutes on a
+#            warm machine.
+#   --guest  the host tier, then the normal kernel built and booted under
+#            QEMU: smoke + KUnit, the capture and its kselftest, capture
+#            from early boot, the kernel's perf_events selftests with
+#            capture off and on, the reader and its filters end to end,
+#            and programs run with run-in-guest.sh.
+#   (none)   everything, what CI runs: the guest tier, then reader diff
+#            across a kernel change, the capture-off kernel, the debug
+#            kernel (KASAN, UBSAN, lockdep, KFENCE) with its kselftest and
+#            the randomized campaign, and the failure modes (bad input
+#            fails with a one-line reason).
+#
+# usage: scripts/test.sh [--host | --guest]
 . "$(dirname "$0")/lib.sh"
 cd "$ANTINOMIE_ROOT"
+
+tier=full
+case ${1:-} in
+--host) tier=host ;;
+--guest) tier=guest ;;
+"") ;;
+*) die "usage: scripts/test.sh [--host | --guest]" ;;
+esac
+[ $# -le 1 ] || die "usage: scripts/test.sh [--host | --guest]"
 
 names=() times=() results=()
 summary() {
@@ -62,19 +82,40 @@ step() {
 	fi
 }
 
+# shellcheck disable=SC2317 # called through step()
 kernel_configs() {
 	local v
-	for v in $(sed -n 's/^\([a-z0-9_-]*\):.*/\1/p' kconfig/variants); do
-		scripts/build-kernel.sh --config-only "$v" || return 1
+	sed -n 's/^\([a-z0-9_-]*\):.*/\1/p' kconfig/variants | while read -r v; do
+		scripts/build-kernel.sh --config-only "$v" </dev/null || return 1
 	done
+}
+
+# finish: the summary and the closing count; the end of a passed run.
+finish() {
+	summary
+	echo "test ($tier): ${#names[@]} passed, 0 failed"
+	echo "${#names[@]} passed, 0 failed"
+	exit 0
+}
+
+# cargo test, with the test that checks the attr table against the pinned
+# tree's uapi header (ignored in a plain cargo test) required to run.
+# shellcheck disable=SC2317 # called through step()
+cargo_test() {
+	local src
+	src=$(scripts/kernel-source.sh | tail -n 1) || return 1
+	ANTINOMIE_KERNEL_SRC=$src cargo test --workspace --locked -- --include-ignored
 }
 
 step "host packages" scripts/install-deps.sh
 step "cargo fmt --check" cargo fmt --all --check
 step "cargo clippy -D warnings" cargo clippy --workspace --all-targets --locked -- -D warnings
-step "cargo test" cargo test --workspace --locked
+step "cargo test (attr table against the pinned uapi header)" cargo_test
+step "shellcheck" scripts/check-shell.sh
 step "kernel series: apply, export, checkpatch" scripts/check-series.sh
 step "kernel configs: every option sticks" kernel_configs
+[ "$tier" != host ] || finish
+
 step "kernel build (normal)" scripts/build-kernel.sh normal
 step "capture off costs a NOP (vmlinux)" scripts/show-nop-path.sh
 step "kernel selftests (static)" scripts/build-selftests.sh
@@ -91,6 +132,8 @@ step "boot: reader end to end" qemu/run.sh --quiet --scenario reader-e2e --timeo
 step "boot: filters end to end" qemu/run.sh --quiet --scenario filter-e2e --timeout 900
 step "run-in-guest: a dynamic program, a failing one, the perf_events selftests" \
 	scripts/tests/run-in-guest.sh
+[ "$tier" != guest ] || finish
+
 step "regression workflow: reader diff on the normal kernel and a changed one" \
 	scripts/tests/regression.sh
 step "kernel build (off: CONFIG_ANTINOMIE=n)" scripts/build-kernel.sh off
@@ -102,5 +145,4 @@ step "boot (debug): kselftest of the raw ABI, no splat" \
 	qemu/run.sh --quiet --variant debug --scenario kselftest-antinomie --timeout 1200
 step "boot (debug): randomized campaign, capture off vs on, no splat" scripts/campaign.sh --calls 20000
 step "failure modes" scripts/tests/failure-modes.sh
-summary
-echo "${#names[@]} passed, 0 failed"
+finish
