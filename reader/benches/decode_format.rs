@@ -6,16 +6,13 @@
 //! cargo bench -p antinomie-reader --bench decode_format
 //! ```
 //!
-//! It builds synthetic rings with the test producer (4 CPUs, 1 MiB each,
+//! It builds synthetic rings with the library's `ring::builder` (4 CPUs, 1 MiB each,
 //! the golden scenario's call shapes repeated until the rings are nearly
 //! full), then times the whole path `reader show` takes: validating and
 //! copying the records out of the rings, parsing, merging by time, pairing,
 //! decoding every attr member and formatting, into a sink that discards
 //! the bytes. Golden images from `reader/tests/data/**/*.ring` are timed
 //! too. Results are recorded in `reader/BENCHMARKS.md`.
-
-#[path = "../tests/reader/support/producer.rs"]
-mod producer;
 
 use std::io;
 use std::time::{Duration, Instant};
@@ -26,7 +23,9 @@ use antinomie_reader::output::{Format, WriterSink};
 use antinomie_reader::pipeline::{self, Assembler};
 use antinomie_reader::ring::ImageRing;
 
-use producer::{args, attr, set, CaptureSpec, EntrySpec, ExitSpec, RingBuilder};
+use antinomie_reader::ring::builder::{
+    args, attr, set, CaptureSpec, EntrySpec, ExitSpec, RingBuilder,
+};
 
 /// Counts bytes, keeps none.
 struct Discard(u64);

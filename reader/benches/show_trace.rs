@@ -28,9 +28,6 @@
 //! figures whose name contains WORD; `--only none` just builds the
 //! inputs), `--runs N` (exactly N timed runs per figure, for `perf stat`).
 
-#[path = "../tests/reader/support/producer.rs"]
-mod producer;
-
 use std::io;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -43,7 +40,9 @@ use antinomie_reader::pipeline::{self, Assembler, DrainMsg, Event, Merger, Paire
 use antinomie_reader::ring::{ImageRing, RingConsumer, RingCounters, RingMemory};
 use antinomie_reader::trace::{TraceHeader, TraceReader, TraceWriter};
 
-use producer::{entry_record, exit_record, CaptureSpec, EntrySpec, ExitSpec, RingBuilder};
+use antinomie_reader::ring::builder::{
+    entry_record, exit_record, CaptureSpec, EntrySpec, ExitSpec, RingBuilder,
+};
 
 const SEED: u64 = 0x5eed_a471_0e00_0010;
 const CALLS: u64 = 60_000;

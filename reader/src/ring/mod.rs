@@ -2,7 +2,8 @@
 //!
 //! Files: the types shared by every ring here; `consumer.rs` the
 //! [`RingConsumer`] and its [`RecordGuard`]; `image.rs` [`ImageRing`];
-//! `shared.rs` the copies out of ring memory.
+//! `shared.rs` the copies out of ring memory; `builder.rs` ring images
+//! built record by record ([`builder::RingBuilder`]).
 //!
 //! [`RingMemory`] abstracts where the ring lives: the live device mapping
 //! ([`crate::device::MappedRing`]: meta page read-only, consumer page
@@ -47,6 +48,7 @@
 //!   the producer, more than `data_size` behind it, or misaligned) is
 //!   reported and the consumer resynchronises at `producer_pos`.
 
+pub mod builder;
 mod consumer;
 mod image;
 mod shared;

@@ -9,7 +9,7 @@ use antinomie_reader::decode::{
     self, names, AttrView, PmuTypes, Presence, ATTR_MEMBERS, ATTR_SIZE_MAX, ATTR_SIZE_VERS,
 };
 
-use crate::support::producer::{attr, set};
+use antinomie_reader::ring::builder::{attr, set};
 
 /// The pinned tree's uapi headers, `$ANTINOMIE_KERNEL_SRC/include/uapi`:
 /// the repository holds no copy of the kernel's headers. The test command

@@ -25,7 +25,7 @@ use antinomie_reader::record::{self, LostRecord, Record};
 use antinomie_reader::ring::ImageRing;
 use serde_json::Value;
 
-use crate::support::producer::{entry_record, exit_record, EntrySpec, ExitSpec};
+use antinomie_reader::ring::builder::{entry_record, exit_record, EntrySpec, ExitSpec};
 
 /// Keeps the calls.
 #[derive(Default)]

@@ -16,7 +16,9 @@ use antinomie_reader::pipeline::{Assembler, CpuSummary, DrainMsg, Sink};
 use antinomie_reader::record::LostRecord;
 use antinomie_reader::ring::{RingConsumer, RingCounters, RingMemory};
 
-use crate::support::producer::{args, entry_record, exit_record, lost_record, EntrySpec, ExitSpec};
+use antinomie_reader::ring::builder::{
+    args, entry_record, exit_record, lost_record, EntrySpec, ExitSpec,
+};
 
 /// One CPU's ring as the kernel keeps it: the producer side of the ABI.
 struct SimRing {

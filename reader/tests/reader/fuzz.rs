@@ -7,8 +7,8 @@ use antinomie_reader::ring::{ConsumerStats, CorruptRecord, ImageRing, RingConsum
 use antinomie_reader::{pipeline, trace};
 use proptest::prelude::*;
 
-use crate::support::producer::RingBuilder;
 use crate::support::scenario_images;
+use antinomie_reader::ring::builder::RingBuilder;
 
 /// Formats every call both ways, keeping nothing.
 struct Both(Vec<u8>);
@@ -146,8 +146,8 @@ fn lost_counts_that_overflow_do_not_panic() {
         ..Default::default()
     };
     let mut ring = RingBuilder::new(0, 4096);
-    ring.raw(&crate::support::producer::lost_record(0, 5, &body));
-    ring.raw(&crate::support::producer::lost_record(0, 6, &body));
+    ring.raw(&antinomie_reader::ring::builder::lost_record(0, 5, &body));
+    ring.raw(&antinomie_reader::ring::builder::lost_record(0, 6, &body));
     let msgs = pipeline::drain_once(vec![ImageRing::from_bytes(ring.image()).unwrap()]);
     let mut sink = Both(Vec::new());
     let summary = pipeline::replay(msgs, pipeline::Assembler::new(&[0], 0, &mut sink)).unwrap();

@@ -8,8 +8,8 @@ use antinomie_reader::pipeline::{self, Assembler, DrainMsg, Merger, Mode, Sink, 
 use antinomie_reader::record::LostRecord;
 use antinomie_reader::ring::ImageRing;
 
-use crate::support::producer::{args, EntrySpec, ExitSpec, RingBuilder};
 use crate::support::{consumers, run_images, scenario_images, show_images};
+use antinomie_reader::ring::builder::{args, EntrySpec, ExitSpec, RingBuilder};
 
 /// Collects what the pipeline outputs.
 #[derive(Default)]

@@ -5,7 +5,7 @@ use antinomie_reader::pipeline;
 use antinomie_reader::record::{RecordError, RecordView};
 use antinomie_reader::ring::{ImageRing, RingConsumer, RingMemory};
 
-use crate::support::producer::{
+use antinomie_reader::ring::builder::{
     args, attr, entry_record, set, CaptureSpec, EntrySpec, ExitSpec, RingBuilder,
 };
 

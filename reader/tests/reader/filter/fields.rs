@@ -7,8 +7,8 @@ use antinomie_reader::decode::{PmuTypes, ATTR_MEMBERS};
 use antinomie_reader::filter::{self, fields, Field, Filter, Type};
 use serde_json::Value;
 
-use crate::support::producer::{attr, set, CaptureSpec, EntrySpec, ExitSpec};
 use crate::support::scenario_images;
+use antinomie_reader::ring::builder::{attr, set, CaptureSpec, EntrySpec, ExitSpec};
 
 use super::{calls_of, entry, exit, json, json_get, jv, pmus, Jv};
 
@@ -45,7 +45,7 @@ fn extra_calls() -> Vec<Call> {
             complete(
                 &EntrySpec {
                     call_id: 100 + i as u64,
-                    args: crate::support::producer::args(ptr, 0, -1, -1, 8),
+                    args: antinomie_reader::ring::builder::args(ptr, 0, -1, -1, 8),
                     items: vec![CaptureSpec::complete(&a)],
                     ..Default::default()
                 },

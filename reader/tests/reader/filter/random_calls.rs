@@ -6,7 +6,7 @@ use antinomie_reader::call::{Call, CallState};
 use antinomie_reader::decode::{PmuTypes, ATTR_MEMBERS};
 use proptest::prelude::*;
 
-use crate::support::producer::{attr, set, CaptureSpec, EntrySpec, ExitSpec};
+use antinomie_reader::ring::builder::{attr, set, CaptureSpec, EntrySpec, ExitSpec};
 
 use super::{entry, exit, pmus};
 
@@ -167,7 +167,7 @@ impl CallGen {
             } else {
                 0
             },
-            args: crate::support::producer::args(ptr, pid, cpu, group_fd, flags),
+            args: antinomie_reader::ring::builder::args(ptr, pid, cpu, group_fd, flags),
             items: item.into_iter().collect(),
         };
         let mut exit_items = Vec::new();

@@ -4,8 +4,6 @@
 
 #![allow(dead_code)]
 
-pub mod producer;
-
 use std::path::PathBuf;
 
 use antinomie_abi as abi;
@@ -15,7 +13,9 @@ use antinomie_reader::pipeline::{self, Assembler, Mode, Recorder, Summary};
 use antinomie_reader::ring::{ImageRing, RingConsumer};
 use antinomie_reader::trace::{TraceHeader, TraceWriter};
 
-use producer::{args, attr, set, CaptureSpec, EntrySpec, ExitSpec, RingBuilder};
+use antinomie_reader::ring::builder::{
+    args, attr, set, CaptureSpec, EntrySpec, ExitSpec, RingBuilder,
+};
 
 /// `reader/tests/data`.
 pub fn data_dir() -> PathBuf {

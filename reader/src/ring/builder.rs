@@ -1,5 +1,6 @@
-//! A tiny producer that lays out rings exactly as `abi/antinomie.h` says,
-//! so that tests (and the benchmark) can build golden ring images.
+//! Ring images built record by record, laid out exactly as
+//! `abi/antinomie.h` says: what a test or a benchmark of a consumer feeds
+//! it instead of a live device.
 //!
 //! A [`RingBuilder`] holds one CPU's ring: records are appended at the
 //! producer position (wrapping around the data area), `meta.produced` counts
@@ -7,13 +8,31 @@
 //! counts a loss in `meta.lost[]` the way the kernel does, writing a LOST
 //! record (with the counts and the call-id/time range since the previous
 //! one) before the next record, as the header's RECORDS section requires.
-//! [`RingBuilder::image`] returns the golden ring image: meta page,
-//! consumer page, data area once (see `antinomie_reader::ring::ImageRing`).
+//! [`RingBuilder::image`] returns the ring image: meta page, consumer page,
+//! data area once, which [`super::ImageRing::from_bytes`] reads back.
 //!
 //! The record encoders ([`entry_record`], [`exit_record`], [`lost_record`])
-//! are public so that tests can corrupt their bytes.
-
-#![allow(dead_code)]
+//! are public so that a test can corrupt their bytes before writing them
+//! with [`RingBuilder::raw`]; [`attr`], [`set`] and [`args`] build a call's
+//! `perf_event_attr` bytes and argument words.
+//!
+//! ```
+//! use antinomie_reader::ring::builder::{args, attr, set, CaptureSpec, EntrySpec, RingBuilder};
+//!
+//! let mut ring = RingBuilder::new(0, 4096);
+//! let mut a = attr(136);
+//! set(&mut a, "type", 1); // PERF_TYPE_SOFTWARE
+//! ring.entry(&EntrySpec {
+//!     call_id: 1,
+//!     time_ns: 1_000,
+//!     pid: 100,
+//!     tid: 100,
+//!     args: args(0x7ffd_0000_1000, 0, -1, -1, 0),
+//!     items: vec![CaptureSpec::complete(&a)],
+//!     ..EntrySpec::default()
+//! });
+//! assert_eq!(ring.image().len(), 2 * 4096 + 4096);
+//! ```
 
 use antinomie_abi as abi;
 
@@ -23,17 +42,25 @@ pub const PAGE: usize = 4096;
 /// A capture item to encode.
 #[derive(Debug, Clone, Default)]
 pub struct CaptureSpec {
+    /// The argument it captures (its index).
     pub arg: u32,
+    /// `ANTINOMIE_KIND_*`.
     pub kind: u32,
+    /// `ANTINOMIE_STATUS_*`.
     pub status: u32,
+    /// `ANTINOMIE_CAPTURE_F_*`.
     pub flags: u32,
+    /// The size the user's struct declared.
     pub declared_size: u32,
+    /// Where the copy faulted (`ANTINOMIE_STATUS_FAULT`).
     pub fault_offset: u32,
+    /// The bytes copied (`copied_len` is their length).
     pub data: Vec<u8>,
 }
 
 impl CaptureSpec {
     /// A COMPLETE capture of `attr` (its size field is the declared size).
+    #[must_use]
     pub fn complete(attr: &[u8]) -> Self {
         CaptureSpec {
             arg: 0,
@@ -47,6 +74,7 @@ impl CaptureSpec {
     }
 
     /// A capture with `status` and no data.
+    #[must_use]
     pub fn empty(status: u32, declared_size: u32) -> Self {
         CaptureSpec {
             arg: 0,
@@ -61,26 +89,42 @@ impl CaptureSpec {
 /// An ENTRY to encode.
 #[derive(Debug, Clone, Default)]
 pub struct EntrySpec {
+    /// The call's id, shared with its EXIT.
     pub call_id: u64,
+    /// `CLOCK_MONOTONIC` time.
     pub time_ns: u64,
+    /// Process id.
     pub pid: u32,
+    /// Thread id.
     pub tid: u32,
+    /// `ANTINOMIE_RECORD_F_*`.
     pub flags: u32,
+    /// The six argument words.
     pub args: [u64; 6],
+    /// The captured arguments.
     pub items: Vec<CaptureSpec>,
 }
 
 /// An EXIT to encode.
 #[derive(Debug, Clone, Default)]
 pub struct ExitSpec {
+    /// The call's id, shared with its ENTRY.
     pub call_id: u64,
+    /// `CLOCK_MONOTONIC` time.
     pub time_ns: u64,
+    /// Process id.
     pub pid: u32,
+    /// Thread id.
     pub tid: u32,
+    /// The return value (`-errno` on failure).
     pub ret: i64,
+    /// Time from ENTRY to EXIT.
     pub duration_ns: u64,
+    /// `ANTINOMIE_EXIT_F_*`.
     pub flags: u32,
+    /// The attr size the kernel asked for (E2BIG).
     pub required_size: u32,
+    /// Captures at exit (the kernel's copy of a double fetch).
     pub items: Vec<CaptureSpec>,
 }
 
@@ -136,6 +180,7 @@ fn items(specs: &[CaptureSpec]) -> Vec<u8> {
 }
 
 /// The bytes of an ENTRY record on `cpu`.
+#[must_use]
 pub fn entry_record(cpu: u32, e: &EntrySpec) -> Vec<u8> {
     let body = abi::Entry {
         size: u32_of(size_of::<abi::Entry>()),
@@ -158,6 +203,7 @@ pub fn entry_record(cpu: u32, e: &EntrySpec) -> Vec<u8> {
 }
 
 /// The bytes of an EXIT record on `cpu`.
+#[must_use]
 pub fn exit_record(cpu: u32, x: &ExitSpec) -> Vec<u8> {
     let body = abi::Exit {
         size: u32_of(size_of::<abi::Exit>()),
@@ -183,6 +229,7 @@ pub fn exit_record(cpu: u32, x: &ExitSpec) -> Vec<u8> {
 }
 
 /// The bytes of a LOST record on `cpu`.
+#[must_use]
 pub fn lost_record(cpu: u32, time_ns: u64, body: &abi::Lost) -> Vec<u8> {
     let size = size_of::<abi::RecordHeader>() + size_of::<abi::Lost>();
     let h = header(abi::RECORD_LOST, size, cpu, Who(0, time_ns, 0, 0), 0);
@@ -194,6 +241,7 @@ pub fn lost_record(cpu: u32, time_ns: u64, body: &abi::Lost) -> Vec<u8> {
 /// One CPU's ring under construction.
 #[derive(Debug, Clone)]
 pub struct RingBuilder {
+    /// The ring's CPU.
     pub cpu: u32,
     data: Vec<u8>,
     start_pos: u64,
@@ -205,7 +253,11 @@ pub struct RingBuilder {
 }
 
 impl RingBuilder {
-    /// An empty ring of `data_size` bytes (a power of two).
+    /// An empty ring of `data_size` bytes.
+    ///
+    /// # Panics
+    /// If `data_size` is not a power of two, as the kernel's never is.
+    #[must_use]
     pub fn new(cpu: u32, data_size: usize) -> Self {
         assert!(data_size.is_power_of_two());
         RingBuilder {
@@ -221,6 +273,10 @@ impl RingBuilder {
 
     /// Starts the ring at `pos`, as if a consumer had already read up to
     /// there (so that records wrap around the end of the data area).
+    ///
+    /// # Panics
+    /// If records were written already.
+    #[must_use]
     pub fn start_at(mut self, pos: u64) -> Self {
         assert_eq!(self.producer_pos, self.start_pos, "start_at on a used ring");
         self.start_pos = pos;
@@ -229,12 +285,17 @@ impl RingBuilder {
     }
 
     /// The producer position.
+    #[must_use]
     pub fn producer_pos(&self) -> u64 {
         self.producer_pos
     }
 
     /// Writes raw bytes at the producer position and advances it (for
-    /// corrupt records); counts nothing.
+    /// corrupt records); counts nothing. Returns where they start.
+    ///
+    /// # Panics
+    /// If the unread bytes would no longer fit the data area: a kernel
+    /// would drop the record, this builder refuses to lose it silently.
     pub fn raw(&mut self, bytes: &[u8]) -> u64 {
         let pos = self.producer_pos;
         let n = self.data.len();
@@ -245,7 +306,7 @@ impl RingBuilder {
         self.producer_pos += bytes.len() as u64;
         assert!(
             self.producer_pos - self.start_pos <= n as u64,
-            "the test ring is full"
+            "the ring is full"
         );
         pos
     }
@@ -289,6 +350,7 @@ impl RingBuilder {
 
     /// The golden ring image: meta page, consumer page (`consumer_pos` at
     /// the start position), data area.
+    #[must_use]
     pub fn image(&self) -> Vec<u8> {
         let data_size = self.data.len();
         let meta = abi::Meta {
@@ -314,6 +376,7 @@ impl RingBuilder {
 /// A `struct perf_event_attr` of `len` bytes with `size` in its size field
 /// (136 bytes of storage at least, so members can be set beyond `len` and
 /// then cut off).
+#[must_use]
 pub fn attr(size: u32) -> Vec<u8> {
     let mut a = vec![0u8; 136];
     a[4..8].copy_from_slice(&size.to_le_bytes());
@@ -321,8 +384,11 @@ pub fn attr(size: u32) -> Vec<u8> {
 }
 
 /// Sets a member of attr bytes through the decoder's table.
+///
+/// # Panics
+/// If the table has no member `name`, or `attr` is too short for it.
 pub fn set(attr: &mut [u8], name: &str, value: u64) {
-    let m = antinomie_reader::decode::member(name).unwrap_or_else(|| panic!("no member {name}"));
+    let m = crate::decode::member(name).unwrap_or_else(|| panic!("no member {name}"));
     let mut word = [0u8; 8];
     word[..m.width].copy_from_slice(&attr[m.offset..m.offset + m.width]);
     let mut w = u64::from_le_bytes(word);
@@ -338,6 +404,7 @@ pub fn set(attr: &mut [u8], name: &str, value: u64) {
 
 /// The argument words of a call, ints sign-extended as the kernel sees
 /// them from a 64-bit caller.
+#[must_use]
 pub fn args(attr_uptr: u64, pid: i32, cpu: i32, group_fd: i32, flags: u64) -> [u64; 6] {
     let w = |v: i32| u64::from_le_bytes(i64::from(v).to_le_bytes());
     [attr_uptr, w(pid), w(cpu), w(group_fd), flags, 0]
