@@ -51,6 +51,8 @@ fn main() {
             window_ns: 0,
             cpus,
             pmus: PmuTypes::from_pairs([(6, "kprobe".to_owned())]),
+            // Ring images hold no wall clock.
+            realtime_offset_ns: None,
         };
         let mut w = TraceWriter::new(Vec::new(), &header).expect("a trace in memory");
         for m in pipeline::drain_once(rings) {
