@@ -12,7 +12,6 @@ use antinomie_abi as abi;
 use memmap2::{MmapOptions, MmapRaw};
 use rustix::event::{PollFd, PollFlags};
 use rustix::ioctl::{ioctl, NoArg, Opcode, Setter, Updater};
-use rustix::pipe::PipeFlags;
 
 use crate::pipeline::{Tick, Waker};
 use crate::ring::{copy_shared, RingCounters, RingMemory};
@@ -253,34 +252,21 @@ impl Device {
         })
     }
 
-    /// A [`Waker`] that sleeps in `poll()` on the device and on SIGINT and
-    /// SIGTERM, with `timeout` so that idle rings advance the merge.
+    /// A [`Waker`] that sleeps in `poll()` on the device, with `timeout` so
+    /// that idle rings advance the merge, and says stop once `stop` polls
+    /// readable: e.g. the read end of a pipe that a signal handler writes
+    /// to, or an eventfd another thread signals. The library installs no
+    /// handler itself: what ends a run is the caller's policy.
     ///
     /// # Errors
-    /// Setting up the signal pipe or duplicating the device fd.
-    pub fn waker(&self, timeout: Duration) -> Result<DeviceWaker, Error> {
-        // A plain pipe, not a socket pair: a minimal kernel (the test guest)
-        // may have no AF_UNIX. Non-blocking, so the signal handler's write
-        // can never block.
-        let (read, write) = rustix::pipe::pipe_with(PipeFlags::CLOEXEC | PipeFlags::NONBLOCK)
-            .map_err(|e| Error::io("creating the signal pipe", e.into()))?;
-        for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-            let w = write
-                .try_clone()
-                .map_err(|e| Error::io("creating the signal pipe", e))?;
-            signal_hook::low_level::pipe::register(sig, w)
-                .map_err(|e| Error::io("installing the signal handlers", e))?;
-        }
+    /// Duplicating the device fd.
+    pub fn waker(&self, timeout: Duration, stop: OwnedFd) -> Result<DeviceWaker, Error> {
         let dev = self
             .file
             .as_fd()
             .try_clone_to_owned()
             .map_err(|e| Error::io("duplicating the device fd", e))?;
-        Ok(DeviceWaker {
-            dev,
-            signals: read,
-            timeout,
-        })
+        Ok(DeviceWaker { dev, stop, timeout })
     }
 }
 
@@ -448,11 +434,12 @@ impl RingMemory for MappedRing {
     }
 }
 
-/// Sleeps in `poll()` on the device and the signal pipe.
+/// Sleeps in `poll()` on the device and on the stop fd
+/// ([`Device::waker`]).
 #[derive(Debug)]
 pub struct DeviceWaker {
     dev: OwnedFd,
-    signals: OwnedFd,
+    stop: OwnedFd,
     timeout: Duration,
 }
 
@@ -464,7 +451,7 @@ impl Waker for DeviceWaker {
         };
         let mut fds = [
             PollFd::new(&self.dev, PollFlags::IN),
-            PollFd::new(&self.signals, PollFlags::IN),
+            PollFd::new(&self.stop, PollFlags::IN),
         ];
         match rustix::event::poll(&mut fds, Some(&timeout)) {
             Ok(_) | Err(rustix::io::Errno::INTR) => {}
@@ -474,7 +461,7 @@ impl Waker for DeviceWaker {
             }
         }
         if fds[1].revents().contains(PollFlags::IN) {
-            tracing::info!("signal received: draining and stopping");
+            tracing::info!("told to stop: draining once more and stopping");
             return Tick::Stop;
         }
         if fds[0]

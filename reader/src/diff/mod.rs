@@ -26,14 +26,13 @@
 //!   only with [`Options::duration_ratio`]. A half call (unfinished, or
 //!   its ENTRY lost) is compared on what it has: EXIT fields when both
 //!   have an EXIT, ENTRY fields when both have an ENTRY.
-
 //!
 //! `load.rs` reads a run, `align.rs` pairs threads and calls and compares
-//! them, `render.rs` prints the report as text or JSON Lines.
+//! them. Printing the [`Report`] is the caller's: the `reader` binary
+//! writes it as text or JSON Lines.
 
 mod align;
 mod load;
-mod render;
 
 use std::collections::BTreeMap;
 use std::io;
@@ -180,22 +179,36 @@ pub struct InputKey {
     attr: Option<String>,
 }
 
-/// What a kernel change can alter in one call.
+/// What a kernel change can alter in one call: the JSON line's values
+/// (`None` where the line has `null` or no such key).
 #[derive(Debug, Clone, PartialEq)]
-struct Outcome {
-    has_entry: bool,
-    has_exit: bool,
-    state: String,
-    ret: Option<i64>,
-    errno: Option<i64>,
-    errno_name: Option<String>,
-    required_size: Option<u64>,
-    size_written: Option<bool>,
-    status: Option<String>,
-    fault_offset: Option<u64>,
-    double_fetch: Option<bool>,
-    kernel_attr: Option<String>,
-    duration_ns: Option<u64>,
+pub struct Outcome {
+    /// Whether the ENTRY was seen.
+    pub has_entry: bool,
+    /// Whether the EXIT was seen.
+    pub has_exit: bool,
+    /// `state`: `complete`, `unfinished`, `entry_lost`, ….
+    pub state: String,
+    /// `syscall.ret`.
+    pub ret: Option<i64>,
+    /// `syscall.errno`.
+    pub errno: Option<i64>,
+    /// `syscall.errno_name`.
+    pub errno_name: Option<String>,
+    /// `arg0.required_size`.
+    pub required_size: Option<u64>,
+    /// `arg0.size_written`.
+    pub size_written: Option<bool>,
+    /// `arg0.status`.
+    pub status: Option<String>,
+    /// `arg0.fault_offset`.
+    pub fault_offset: Option<u64>,
+    /// `arg0.double_fetch`.
+    pub double_fetch: Option<bool>,
+    /// The kernel's copy of the attr members, as JSON (a double fetch).
+    pub kernel_attr: Option<String>,
+    /// `syscall.duration_ns`.
+    pub duration_ns: Option<u64>,
 }
 
 /// One call of a run, reduced to what the comparison uses.
@@ -203,14 +216,17 @@ struct Outcome {
 pub struct DiffCall {
     pid: i64,
     tid: i64,
-    call_id: Option<u64>,
-    time_ns: Option<u64>,
+    /// `call_id`.
+    pub call_id: Option<u64>,
+    /// `time_ns`.
+    pub time_ns: Option<u64>,
     /// Argument word 5 (the e2e workloads' tag).
-    word5: Option<u64>,
+    pub word5: Option<u64>,
     key: InputKey,
     /// `perf_event_open({…}, pid=…, cpu=…, group_fd=…, flags=…)`.
-    text: String,
-    outcome: Outcome,
+    pub text: String,
+    /// What is compared.
+    pub outcome: Outcome,
 }
 
 /// A run: its calls per thread, in order.
@@ -294,7 +310,9 @@ pub struct Report<'r> {
     pub differences: Vec<Difference<'r>>,
     /// The counts.
     pub summary: Summary,
-    duration_shown: bool,
+    /// Whether durations were compared ([`Options::duration_ratio`]), and
+    /// so belong in the report.
+    pub duration_shown: bool,
 }
 
 impl Report<'_> {

@@ -101,10 +101,11 @@ pub enum Mode {
         /// The most bytes of drained records waiting for the assembler
         /// (see the `queue` module; [`super::DEFAULT_QUEUE_BYTES`]).
         queue_bytes: usize,
-        /// How much to raise the nice value of the calling thread, which
-        /// merges, pairs and prints, once the drain threads and the waker
-        /// are running ([`super::DEFAULT_PRINT_NICE`]; 0 leaves it).
-        print_nice: i32,
+        /// Called on the calling thread, which merges, pairs and outputs,
+        /// once the drain threads and the waker thread are running: the
+        /// place to change that thread's own scheduling (its nice value,
+        /// say) without the new threads inheriting it.
+        threads_started: Option<Box<dyn FnOnce()>>,
     },
 }
 
@@ -150,31 +151,6 @@ fn waker_thread(
     }
 }
 
-/// Raises the calling thread's nice value by `delta` (capped at 19).
-///
-/// A full ring drops records, a full queue only makes the drain threads
-/// wait: so when the CPU is short (a busy machine, or a guest under
-/// single-threaded emulation), draining must win it over decoding and
-/// printing, which the queue lets fall behind and catch up. Linux keeps a
-/// nice value per thread, so this leaves the drain threads and the waker
-/// as they were. Raising it needs no privilege; failing to is not fatal.
-fn lower_own_priority(delta: i32) {
-    if delta <= 0 {
-        return;
-    }
-    let me = Some(rustix::thread::gettid());
-    let result = rustix::process::getpriority_process(me).and_then(|now| {
-        let lowered = now.saturating_add(delta).min(19);
-        rustix::process::setpriority_process(me, lowered).map(|()| (now, lowered))
-    });
-    match result {
-        Ok((now, lowered)) => {
-            tracing::info!("merging and printing at nice {lowered}, the drain threads at {now}");
-        }
-        Err(e) => tracing::warn!("could not lower the printing thread's priority: {e}"),
-    }
-}
-
 /// Drains `rings` (one thread each) into `assembler`, recording every
 /// message on the way. Returns when every ring is done, or the output
 /// broke.
@@ -189,13 +165,9 @@ pub fn run<M: RingMemory + Send>(
     mut recorder: Option<&mut dyn Recorder>,
 ) -> io::Result<Summary> {
     // A one-shot drain's messages are bounded by the rings' size already.
-    let (queue_bytes, print_nice) = match &mode {
-        Mode::Once => (usize::MAX, 0),
-        Mode::Follow {
-            queue_bytes,
-            print_nice,
-            ..
-        } => (*queue_bytes, *print_nice),
+    let queue_bytes = match &mode {
+        Mode::Once => usize::MAX,
+        Mode::Follow { queue_bytes, .. } => *queue_bytes,
     };
     let (tx, rx) = queue(queue_bytes);
     let (ack_tx, ack_rx) = crossbeam_channel::unbounded::<()>();
@@ -218,15 +190,21 @@ pub fn run<M: RingMemory + Send>(
         }
         drop(tx);
         drop(ack_tx);
-        if let Mode::Follow { waker, .. } = mode {
+        if let Mode::Follow {
+            waker,
+            threads_started,
+            ..
+        } = mode
+        {
             let (ack_rx, stop_rx) = (&ack_rx, &stop_rx);
             thread::Builder::new()
                 .name("waker".into())
                 .spawn_scoped(s, move || waker_thread(waker, &tick_txs, ack_rx, stop_rx))
                 .map_err(|e| io::Error::other(format!("spawning the waker thread: {e}")))?;
+            if let Some(started) = threads_started {
+                started();
+            }
         }
-        // After the spawns: threads inherit their creator's nice value.
-        lower_own_priority(print_nice);
         let mut result = Ok(());
         while let Some(msg) = rx.recv() {
             if let Some(r) = recorder.as_deref_mut() {

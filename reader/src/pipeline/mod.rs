@@ -53,12 +53,6 @@ pub use pair::{Event, Limits, PairStats, Pairer};
 pub use queue::DEFAULT_QUEUE_BYTES;
 pub use summary::{CpuSummary, Summary};
 
-/// Default of [`Mode::Follow`]'s `print_nice`: the thread that merges,
-/// pairs and prints runs at nice +10 from the drain threads, which then
-/// weigh about 9 times as much on a busy CPU (the scheduler's weights for
-/// nice 0 and 10 are 1024 and 110).
-pub const DEFAULT_PRINT_NICE: i32 = 10;
-
 /// Default reordering window: 50 ms.
 pub const DEFAULT_WINDOW_NS: u64 = 50_000_000;
 
@@ -137,7 +131,7 @@ pub trait Sink {
     fn flush(&mut self) -> io::Result<()>;
 }
 
-/// The seam for a call filter (issue 5): calls it rejects are counted in
+/// The seam for a call filter: calls it rejects are counted in
 /// the summary but not output.
 pub trait CallFilter {
     /// Whether to output this call.

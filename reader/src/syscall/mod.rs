@@ -1,5 +1,4 @@
-//! The table of capture rules per syscall, and the reference page made
-//! from it.
+//! The table of capture rules per syscall.
 //!
 //! [`SYSCALLS`] says, for each syscall Antinomie captures, what each
 //! argument is, how the reader decodes it ([`ArgDecode`]: the text line,
@@ -8,24 +7,18 @@
 //! which record keys, on which condition. The keys are
 //! those of [`crate::call::CALL_FIELDS`] (a test checks that every rule's
 //! keys exist and that every key has a rule), so the record keys, the
-//! filter's fields ([`crate::filter::fields`]) and the page cannot drift:
-//! [`reference_page`] builds the page from this table, the call and attr
-//! tables and the name tables. `reader describe perf_event_open` prints it;
-//! `docs/syscalls/perf_event_open.md` is the checked-in copy, and a test
-//! fails when it is stale.
+//! filter's fields ([`crate::filter::fields`]) and the reference page that
+//! `reader describe perf_event_open` builds from this table cannot drift.
 //!
-//! The table's rows are in their own files (`perf_event_open.rs`), the
-//! page's rendering in `page.rs`.
+//! The table's rows are in their own files (`perf_event_open.rs`).
 
 use std::fmt::Write as _;
 
 use crate::call::{Constants, FieldType, Value};
 use crate::decode::names::{self, Names};
 
-mod page;
 mod perf_event_open;
 
-pub use page::reference_page;
 pub use perf_event_open::PERF_EVENT_OPEN;
 
 /// One argument of a syscall, in register order (the row's position is
@@ -252,7 +245,7 @@ mod tests {
     use super::*;
     use crate::call::{call_field, CALL_FIELDS};
     use crate::decode::errno_by_name;
-    use crate::filter::{field, fields};
+    use crate::filter::field;
 
     #[test]
     fn the_call_keys_of_the_arguments_come_from_the_table() {
@@ -309,30 +302,5 @@ mod tests {
                 crate::filter::Filter::parse(f).unwrap_or_else(|e| panic!("{f}: {e}"));
             }
         }
-    }
-
-    #[test]
-    fn the_page_has_every_section_and_field() {
-        let page = reference_page("perf_event_open").unwrap();
-        for section in [
-            "## Synopsis",
-            "## Arguments",
-            "## Return value",
-            "## Common errors",
-            "## What Antinomie captures",
-            "## Capture statuses",
-            "## Filter fields",
-            "## Constants",
-            "## Known gaps",
-        ] {
-            assert!(page.contains(section), "{section}");
-        }
-        assert!(page.contains("| number | 298 on x86-64"));
-        assert!(page.contains("`__x64_sys_perf_event_open`"));
-        assert!(page.contains("| `E2BIG` (7) | -7 |"));
-        for f in fields() {
-            assert!(page.contains(&format!("| `{}` |", f.key)), "{}", f.key);
-        }
-        assert!(reference_page("open").is_none());
     }
 }

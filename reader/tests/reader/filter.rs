@@ -1,18 +1,14 @@
 //! The Syscall Trace filter end to end: every field reachable and seeing
-//! what the JSON output shows, evaluation agreeing with a straightforward
-//! reference evaluator (over the JSON line) on random calls and random
-//! filters, `--filter` on the `reader` binary, `reader fields`, and the
-//! checked-in reference page.
-
+//! what the JSON output shows, and evaluation agreeing with a
+//! straightforward reference evaluator (over the JSON line) on random calls
+//! and random filters. (`--filter` on the `reader` binary, `reader fields`
+//! and the checked-in reference page are the binary crate's tests.)
 //!
 //! `fields`: every field on the golden scenario's calls; `random_calls` and
 //! `random_filters`: random calls, random filters and the reference
-//! evaluator; `binary`: the `reader` binary's `--filter` and `fields`, and
-//! the reference page. This file holds what they share: calls from ring
-//! images or producer specs, and their JSON lines as the reference sees
-//! them.
+//! evaluator. This file holds what they share: calls from builder specs,
+//! and their JSON lines as the reference sees them.
 
-mod binary;
 mod fields;
 mod random_calls;
 mod random_filters;
@@ -20,46 +16,11 @@ mod random_filters;
 use antinomie_reader::call::{Call, CAPTURE_FLAGS};
 use antinomie_reader::decode::{names, PmuTypes};
 use antinomie_reader::output::call_json;
-use antinomie_reader::pipeline::{self, Assembler, Sink};
-use antinomie_reader::record::{self, LostRecord, Record};
-use antinomie_reader::ring::ImageRing;
+use antinomie_reader::record::{self, Record};
+use antinomie_reader::ring::builder::{entry_record, exit_record, EntrySpec, ExitSpec};
 use serde_json::Value;
 
-use antinomie_reader::ring::builder::{entry_record, exit_record, EntrySpec, ExitSpec};
-
-/// Keeps the calls.
-#[derive(Default)]
-struct Calls(Vec<Call>);
-
-impl Sink for Calls {
-    fn call(&mut self, c: &Call) -> std::io::Result<()> {
-        self.0.push(c.clone());
-        Ok(())
-    }
-    fn lost(&mut self, _: &LostRecord) -> std::io::Result<()> {
-        Ok(())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-/// The calls of ring images, in output order.
-fn calls_of(images: &[Vec<u8>]) -> Vec<Call> {
-    let rings: Vec<ImageRing> = images
-        .iter()
-        .map(|i| ImageRing::from_bytes(i.clone()).unwrap())
-        .collect();
-    let mut cpus: Vec<u32> = rings.iter().map(|r| r.meta().cpu).collect();
-    cpus.sort_unstable();
-    let mut sink = Calls::default();
-    pipeline::replay(
-        pipeline::drain_once(rings),
-        Assembler::new(&cpus, 0, &mut sink),
-    )
-    .unwrap();
-    sink.0
-}
+use crate::support::calls_of;
 
 fn entry(spec: &EntrySpec) -> record::EntryRecord {
     let bytes = entry_record(0, spec);

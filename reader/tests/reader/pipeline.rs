@@ -223,7 +223,7 @@ fn follow_mode_drains_until_stopped() {
             Mode::Follow {
                 waker: Box::new(Script(3)),
                 queue_bytes,
-                print_nice: 0,
+                threads_started: None,
             },
             Assembler::new(&[0, 1], pipeline::DEFAULT_WINDOW_NS, &mut sink),
             None,
@@ -259,7 +259,7 @@ fn a_broken_pipe_ends_the_run_quietly() {
             Mode::Follow {
                 waker: Box::new(Script(1000)),
                 queue_bytes: pipeline::DEFAULT_QUEUE_BYTES,
-                print_nice: 0,
+                threads_started: None,
             }
         } else {
             Mode::Once
@@ -284,7 +284,7 @@ impl Waker for NiceProbe {
 }
 
 #[test]
-fn follow_mode_lowers_only_the_printing_threads_priority() {
+fn threads_started_runs_on_the_calling_thread_after_the_spawns() {
     // On a thread of its own: the nice value stays raised after the run.
     std::thread::spawn(|| {
         let me = Some(rustix::thread::gettid());
@@ -292,12 +292,15 @@ fn follow_mode_lowers_only_the_printing_threads_priority() {
         let images = scenario_images();
         let (tx, rx) = std::sync::mpsc::channel();
         let mut sink = Collect::default();
+        let lower = move || {
+            rustix::process::setpriority_process(me, (before + 3).min(19)).unwrap();
+        };
         pipeline::run(
             consumers(&images),
             Mode::Follow {
                 waker: Box::new(NiceProbe(tx)),
                 queue_bytes: pipeline::DEFAULT_QUEUE_BYTES,
-                print_nice: 3,
+                threads_started: Some(Box::new(lower)),
             },
             Assembler::new(&[0, 1], pipeline::DEFAULT_WINDOW_NS, &mut sink),
             None,
@@ -305,7 +308,7 @@ fn follow_mode_lowers_only_the_printing_threads_priority() {
         .unwrap();
         assert_eq!(sink.calls.len(), 17, "every call still printed");
         let after = rustix::process::getpriority_process(me).unwrap();
-        assert_eq!(after, (before + 3).min(19), "the printing thread");
+        assert_eq!(after, (before + 3).min(19), "the calling thread");
         assert_eq!(rx.recv().unwrap(), before, "the waker thread");
     })
     .join()

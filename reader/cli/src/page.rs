@@ -1,14 +1,17 @@
-//! The reference page of a syscall, built from its capture table, the
-//! call and attr tables and the name tables.
+//! `reader describe`: the reference page of a syscall (Markdown), built
+//! from the library's tables: the syscall's capture table
+//! ([`antinomie_reader::syscall`]), the call and attr tables and the name
+//! tables. `docs/syscalls/perf_event_open.md` is the checked-in copy, and
+//! a test fails when it is stale.
 
 use std::collections::HashSet;
 use std::fmt::Write as _;
 
-use super::{syscall, Syscall};
-use crate::call::{CAPTURE_FLAGS, CAPTURE_STATUS, CAPTURE_STATUS_DOC};
-use crate::decode::errno_by_name;
-use crate::decode::names::{self, Names};
-use crate::filter::{fields, is_bit_table, ConstSet, Type};
+use antinomie_reader::call::{CAPTURE_FLAGS, CAPTURE_STATUS, CAPTURE_STATUS_DOC};
+use antinomie_reader::decode::errno_by_name;
+use antinomie_reader::decode::names::{self, Names};
+use antinomie_reader::filter::{fields, is_bit_table, ConstSet, Type};
+use antinomie_reader::syscall::{syscall, Syscall};
 
 /// A Markdown table cell: `|` escaped, newlines joined.
 fn cell(s: &str) -> String {
@@ -21,8 +24,7 @@ fn code(s: &str) -> String {
 
 /// The reference page of syscall `name` (Markdown), or `None` for a
 /// syscall without a capture table.
-#[must_use]
-pub fn reference_page(name: &str) -> Option<String> {
+pub(crate) fn reference_page(name: &str) -> Option<String> {
     syscall(name).map(page)
 }
 
@@ -288,4 +290,36 @@ fn constants(w: &mut String) {
         }
     }
     let _ = writeln!(w);
+}
+
+#[cfg(test)]
+mod tests {
+    use antinomie_reader::filter::fields;
+
+    use super::reference_page;
+
+    #[test]
+    fn the_page_has_every_section_and_field() {
+        let page = reference_page("perf_event_open").unwrap();
+        for section in [
+            "## Synopsis",
+            "## Arguments",
+            "## Return value",
+            "## Common errors",
+            "## What Antinomie captures",
+            "## Capture statuses",
+            "## Filter fields",
+            "## Constants",
+            "## Known gaps",
+        ] {
+            assert!(page.contains(section), "{section}");
+        }
+        assert!(page.contains("| number | 298 on x86-64"));
+        assert!(page.contains("`__x64_sys_perf_event_open`"));
+        assert!(page.contains("| `E2BIG` (7) | -7 |"));
+        for f in fields() {
+            assert!(page.contains(&format!("| `{}` |", f.key)), "{}", f.key);
+        }
+        assert!(reference_page("open").is_none());
+    }
 }

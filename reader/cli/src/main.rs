@@ -10,10 +10,11 @@
 //! reader describe perf_event_open             # the syscall's reference page
 //! ```
 //!
-//! Its modules are under `reader/cli/` (the binary's own code: the library
-//! is `antinomie_reader`): `args.rs` the command line, `live.rs` the live
-//! reader and `dump-rings`, `show.rs` `reader show`, `diff.rs` `reader
-//! diff`.
+//! The library `antinomie_reader` does the draining, pairing, decoding,
+//! filtering and formatting; this crate is the process around it: `args`
+//! the command line, `live` the live reader and `dump-rings`, `show`
+//! `reader show`, `diff` `reader diff` and its report, `page` `reader
+//! describe`'s reference page, `process` the signals and thread priority.
 
 /// `eprintln!`, except that a stderr that cannot be written (a full disk,
 /// a closed pipe) is ignored instead of panicking: there is nowhere left
@@ -25,13 +26,11 @@ macro_rules! report {
     }};
 }
 
-#[path = "../../cli/args.rs"]
 mod args;
-#[path = "../../cli/diff.rs"]
 mod diff;
-#[path = "../../cli/live.rs"]
 mod live;
-#[path = "../../cli/show.rs"]
+mod page;
+mod process;
 mod show;
 
 use std::io::{self, Write};
@@ -137,7 +136,7 @@ fn run(cli: Cli, filter: Option<Filter>) -> Result<ExitCode> {
             return Ok(ExitCode::SUCCESS);
         }
         Some(Command::Describe { syscall }) => {
-            let Some(page) = syscall::reference_page(&syscall) else {
+            let Some(page) = page::reference_page(&syscall) else {
                 bail!(
                     "no reference page for `{syscall}`: this reader knows {}",
                     syscall::SYSCALLS

@@ -1,15 +1,24 @@
-//! Shared test support: the ring producer, a scenario of calls covering
-//! every record shape, and helpers that decode images the way `reader`
-//! does.
+//! What the tests of the reader library and of the `reader` binary share:
+//! the scenario of calls the golden files come from (one of each record
+//! shape), the golden-file comparison, the guest's golden images, and
+//! helpers that decode ring images the way `reader` does.
+//!
+//! Not a product: a dev-dependency of `antinomie-reader` and
+//! `antinomie-reader-cli`. The ring images themselves are built with the
+//! library's [`antinomie_reader::ring::builder`].
 
-#![allow(dead_code)]
+// Every helper panics on a bad fixture or a failed step: that is how the
+// test that called it fails, and the panic message says where.
+#![allow(clippy::missing_panics_doc)]
 
 use std::path::PathBuf;
 
 use antinomie_abi as abi;
+use antinomie_reader::call::Call;
 use antinomie_reader::decode::PmuTypes;
 use antinomie_reader::output::{Format, JsonSchema, WriterSink};
-use antinomie_reader::pipeline::{self, Assembler, Mode, Recorder, Summary};
+use antinomie_reader::pipeline::{self, Assembler, Mode, Recorder, Sink, Summary};
+use antinomie_reader::record::LostRecord;
 use antinomie_reader::ring::{ImageRing, RingConsumer};
 use antinomie_reader::trace::{TraceHeader, TraceWriter};
 
@@ -18,12 +27,14 @@ use antinomie_reader::ring::builder::{
 };
 
 /// `reader/tests/data`.
+#[must_use]
 pub fn data_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/data")
 }
 
 /// The `cpuN.ring` images the guest captured for run `name`
 /// (`tests/data/guest/NAME/`), in order.
+#[must_use]
 pub fn guest_rings(name: &str) -> Vec<PathBuf> {
     let mut rings: Vec<PathBuf> = std::fs::read_dir(data_dir().join("guest").join(name))
         .unwrap()
@@ -36,6 +47,7 @@ pub fn guest_rings(name: &str) -> Vec<PathBuf> {
 
 /// A trace file of the guest's run `name`, recorded from its ring images
 /// through the live pipeline, with `realtime_offset_ns` in its header.
+#[must_use]
 pub fn guest_trace(name: &str, realtime_offset_ns: Option<i64>) -> Vec<u8> {
     let images: Vec<Vec<u8>> = guest_rings(name)
         .iter()
@@ -55,6 +67,7 @@ pub fn guest_trace(name: &str, realtime_offset_ns: Option<i64>) -> Vec<u8> {
 
 /// Whether to rewrite golden files instead of comparing
 /// (`ANTINOMIE_UPDATE_GOLDEN=1 cargo test`).
+#[must_use]
 pub fn updating() -> bool {
     std::env::var_os("ANTINOMIE_UPDATE_GOLDEN").is_some_and(|v| v == "1")
 }
@@ -90,6 +103,7 @@ pub fn golden(name: &str, actual: &[u8]) {
 
 /// Decodes ring images as `reader show` does (one pass per ring, then the
 /// replay), returning the output and the summary.
+#[must_use]
 pub fn show_images(images: &[Vec<u8>], format: Format, pmus: &PmuTypes) -> (String, Summary) {
     show_images_into(
         images,
@@ -98,6 +112,7 @@ pub fn show_images(images: &[Vec<u8>], format: Format, pmus: &PmuTypes) -> (Stri
 }
 
 /// [`show_images`] as JSON Lines in `schema`.
+#[must_use]
 pub fn show_images_json(images: &[Vec<u8>], schema: JsonSchema, pmus: &PmuTypes) -> String {
     let sink =
         WriterSink::new(Vec::new(), Format::Json, pmus.clone(), false).with_json_schema(schema);
@@ -118,6 +133,7 @@ fn show_images_into(images: &[Vec<u8>], mut sink: WriterSink<Vec<u8>>) -> (Strin
 }
 
 /// A consumer of each ring image.
+#[must_use]
 pub fn consumers(images: &[Vec<u8>]) -> Vec<RingConsumer<ImageRing>> {
     images
         .iter()
@@ -145,6 +161,58 @@ pub fn run_images(
     )
     .unwrap();
     (String::from_utf8(sink.into_inner()).unwrap(), summary)
+}
+
+/// A trace file of ring images recorded through the live pipeline (CPUs 0
+/// and 1, PMU type 9 named `kprobe`, no wall clock), and the live run's
+/// output in `format`.
+#[must_use]
+pub fn record_trace(images: &[Vec<u8>], format: Format) -> (Vec<u8>, String) {
+    let header = TraceHeader {
+        abi_version: abi::ABI_VERSION,
+        window_ns: pipeline::DEFAULT_WINDOW_NS,
+        cpus: vec![0, 1],
+        pmus: PmuTypes::from_pairs([(9, "kprobe".to_owned())]),
+        realtime_offset_ns: None,
+    };
+    let mut w = TraceWriter::new(Vec::new(), &header).unwrap();
+    let (out, _) = run_images(images, format, &header.pmus, Some(&mut w));
+    (w.finish().unwrap(), out)
+}
+
+/// Keeps the calls.
+#[derive(Default)]
+struct Calls(Vec<Call>);
+
+impl Sink for Calls {
+    fn call(&mut self, c: &Call) -> std::io::Result<()> {
+        self.0.push(c.clone());
+        Ok(())
+    }
+    fn lost(&mut self, _: &LostRecord) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The calls of ring images, in output order.
+#[must_use]
+pub fn calls_of(images: &[Vec<u8>]) -> Vec<Call> {
+    let rings: Vec<ImageRing> = images
+        .iter()
+        .map(|i| ImageRing::from_bytes(i.clone()).unwrap())
+        .collect();
+    let mut cpus: Vec<u32> = rings.iter().map(|r| r.meta().cpu).collect();
+    cpus.sort_unstable();
+    let mut sink = Calls::default();
+    pipeline::replay(
+        pipeline::drain_once(rings),
+        Assembler::new(&cpus, 0, &mut sink),
+    )
+    .unwrap();
+    sink.0
 }
 
 const T0: u64 = 5_000_000_000;
@@ -223,6 +291,7 @@ impl CallSpec {
 /// was lost, an EXIT whose ENTRY is missing, an unfinished call, a group
 /// leader, a compat call, unknown bits and a dynamic PMU type.
 #[allow(clippy::too_many_lines)]
+#[must_use]
 pub fn scenario() -> Vec<RingBuilder> {
     let mut r0 = RingBuilder::new(0, 16384);
     let mut r1 = RingBuilder::new(1, 16384).start_at(16384 * 3 - 1024);
@@ -462,6 +531,7 @@ pub fn scenario() -> Vec<RingBuilder> {
 }
 
 /// The scenario's golden images.
+#[must_use]
 pub fn scenario_images() -> Vec<Vec<u8>> {
     scenario().iter().map(RingBuilder::image).collect()
 }

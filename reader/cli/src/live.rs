@@ -18,6 +18,7 @@ use antinomie_reader::ring::RingConsumer;
 use antinomie_reader::trace::{TraceHeader, TraceWriter};
 
 use crate::args::{CommonArgs, LiveArgs};
+use crate::process;
 
 /// The sink of the text or JSON lines: stdout, or the `-o` file.
 /// `realtime_offset_ns` (`CLOCK_REALTIME` − `CLOCK_MONOTONIC`) is what
@@ -111,10 +112,13 @@ pub(crate) fn live(
         tracing::info!("poll() watermark: {bytes} bytes");
     }
     let mode = if args.follow {
+        let stop = process::stop_on_signals()?;
+        let print_nice = args.print_nice;
         Mode::Follow {
-            waker: Box::new(dev.waker(Duration::from_millis(args.poll_timeout_ms))?),
+            waker: Box::new(dev.waker(Duration::from_millis(args.poll_timeout_ms), stop)?),
             queue_bytes: args.queue_bytes,
-            print_nice: args.print_nice,
+            // After the spawns: threads inherit their creator's nice value.
+            threads_started: Some(Box::new(move || process::lower_own_priority(print_nice))),
         }
     } else {
         Mode::Once

@@ -9,6 +9,8 @@ use antinomie_reader::device::DEFAULT_DEVICE;
 use antinomie_reader::output::{Format, JsonSchema, TimeStyle};
 use antinomie_reader::pipeline;
 
+use crate::process;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum FormatArg {
     /// One strace-like line per call.
@@ -171,7 +173,7 @@ pub(crate) struct LiveArgs {
     /// decodes and prints is than the drain threads' (0-19), so that on a
     /// busy CPU draining the rings wins over printing, which the queue lets
     /// fall behind.
-    #[arg(long, value_name = "N", default_value_t = pipeline::DEFAULT_PRINT_NICE,
+    #[arg(long, value_name = "N", default_value_t = process::DEFAULT_PRINT_NICE,
           value_parser = clap::value_parser!(i32).range(0..=19))]
     pub(crate) print_nice: i32,
     /// Print only the calls that match EXPR (see `reader fields`), e.g.

@@ -1,4 +1,7 @@
-//! `reader diff`.
+//! `reader diff`: loads and compares two runs with the library's
+//! [`antinomie_reader::diff`], and prints the report (`render.rs`).
+
+mod render;
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -57,8 +60,8 @@ pub(crate) fn diff_runs(
     };
     let mut out = BufWriter::new(out);
     let written = match common.format {
-        FormatArg::Text => report.write_text(&mut out),
-        FormatArg::Json => report.write_json(&mut out),
+        FormatArg::Text => render::write_text(&report, &mut out),
+        FormatArg::Json => render::write_json(&report, &mut out),
     };
     if let Err(e) = written.and_then(|()| out.flush()) {
         if e.kind() != io::ErrorKind::BrokenPipe {

@@ -1,0 +1,215 @@
+//! `reader diff`'s report as text (one line per differing call, both
+//! outcomes side by side, then the summary) or as JSON Lines.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::io::{self, Write};
+
+use serde_json::{json, Map, Value};
+
+use antinomie_reader::diff::{DiffCall, Difference, Kind, Report};
+
+/// One side's outcome as text: `3`, `-1 E2BIG (required_size=136, written)`.
+fn outcome_text(c: Option<&DiffCall>, duration: bool) -> String {
+    let Some(c) = c else {
+        return "(no such call)".to_owned();
+    };
+    let o = &c.outcome;
+    let mut s = match (o.ret, &o.errno_name, o.errno) {
+        (None, _, _) => "? <unfinished>".to_owned(),
+        (Some(_), Some(name), _) => format!("-1 {name}"),
+        (Some(_), None, Some(e)) => format!("-1 errno {e}"),
+        (Some(r), None, None) => r.to_string(),
+    };
+    let mut extra = Vec::new();
+    if let Some(r) = o.required_size {
+        let w = if o.size_written == Some(true) {
+            "written"
+        } else {
+            "not written"
+        };
+        extra.push(format!("required_size={r}, {w}"));
+    }
+    if let Some(st) = o.status.as_deref().filter(|s| *s != "complete") {
+        match o.fault_offset {
+            Some(f) => extra.push(format!("capture {st} at {f}")),
+            None => extra.push(format!("capture {st}")),
+        }
+    }
+    if o.double_fetch == Some(true) {
+        extra.push("double fetch".to_owned());
+    }
+    if !o.has_entry {
+        extra.push(o.state.replace('_', " "));
+    }
+    if duration {
+        if let Some(d) = o.duration_ns {
+            extra.push(format!("{d} ns"));
+        }
+    }
+    if !extra.is_empty() {
+        let _ = write!(s, " ({})", extra.join(", "));
+    }
+    s
+}
+
+fn side_json(side: Option<(usize, &DiffCall)>, thread: Option<(i64, i64)>) -> Value {
+    let Some((index, c)) = side else {
+        return Value::Null;
+    };
+    let o = &c.outcome;
+    json!({
+        "index": index,
+        "pid": thread.map(|t| t.0),
+        "tid": thread.map(|t| t.1),
+        "call_id": c.call_id,
+        "time_ns": c.time_ns,
+        "args.5": c.word5,
+        "state": o.state,
+        "ret": o.ret,
+        "syscall.errno": o.errno,
+        "syscall.errno_name": o.errno_name,
+        "arg0.required_size": o.required_size,
+        "arg0.size_written": o.size_written,
+        "arg0.status": o.status,
+        "arg0.fault_offset": o.fault_offset,
+        "arg0.double_fetch": o.double_fetch,
+        "syscall.duration_ns": o.duration_ns,
+    })
+}
+
+fn thread_label(d: &Difference<'_>) -> String {
+    match d.thread {
+        (Some(a), Some(b)) if a.1 == b.1 => format!("tid {}", a.1),
+        (Some(a), Some(b)) => format!("tid {}/{}", a.1, b.1),
+        (Some(a), None) => format!("tid {}/-", a.1),
+        (None, Some(b)) => format!("tid -/{}", b.1),
+        (None, None) => "tid ?".to_owned(),
+    }
+}
+
+fn kinds_json(kinds: &BTreeMap<Kind, usize>) -> Value {
+    let mut m = Map::new();
+    for k in Kind::ALL {
+        m.insert(
+            k.name().to_owned(),
+            json!(kinds.get(&k).copied().unwrap_or(0)),
+        );
+    }
+    Value::Object(m)
+}
+
+/// One line per differing call, then the summary.
+///
+/// # Errors
+/// Only if writing fails.
+pub(crate) fn write_text<W: Write>(report: &Report<'_>, out: &mut W) -> io::Result<()> {
+    for d in &report.differences {
+        let index = match (d.a, d.b) {
+            (Some((i, _)), Some((j, _))) if i == j => format!("#{i}"),
+            (Some((i, _)), Some((j, _))) => format!("#{i}/#{j}"),
+            (Some((i, _)), None) => format!("#{i}/-"),
+            (None, Some((j, _))) => format!("-/#{j}"),
+            (None, None) => "#?".to_owned(),
+        };
+        let call = d.a.or(d.b).map_or("", |(_, c)| c.text.as_str());
+        let kinds: Vec<&str> = d.kinds.iter().map(|k| k.name()).collect();
+        writeln!(
+            out,
+            "{} {index} {call}: A = {} | B = {} [{}]",
+            thread_label(d),
+            outcome_text(d.a.map(|x| x.1), report.duration_shown),
+            outcome_text(d.b.map(|x| x.1), report.duration_shown),
+            kinds.join(", "),
+        )?;
+        if let (Some(_), Some((_, b)), true) = (d.a, d.b, d.kinds.contains(&Kind::Input)) {
+            writeln!(out, "    B's call: {}", b.text)?;
+        }
+    }
+    let s = &report.summary;
+    writeln!(
+        out,
+        "summary: {} calls differ; {} compared (A: {} calls in {} threads, B: {} calls in {} threads; {} threads matched by {})",
+        s.differing,
+        s.compared,
+        s.calls.0,
+        s.threads.0,
+        s.calls.1,
+        s.threads.1,
+        s.threads.2,
+        s.matched_by,
+    )?;
+    if s.lost_records != (0, 0) {
+        writeln!(
+            out,
+            "LOST records: {} in A, {} in B (calls may be missing)",
+            s.lost_records.0, s.lost_records.1
+        )?;
+    }
+    for k in Kind::ALL {
+        if k == Kind::Duration && !report.duration_shown {
+            continue;
+        }
+        writeln!(
+            out,
+            "  {:<17} {}",
+            k.name(),
+            s.kinds.get(&k).copied().unwrap_or(0)
+        )?;
+    }
+    writeln!(out, "  {:<17} {}", "threads_only_in_a", s.threads_only.0)?;
+    writeln!(out, "  {:<17} {}", "threads_only_in_b", s.threads_only.1)?;
+    writeln!(
+        out,
+        "{}",
+        if report.equal() {
+            "equal"
+        } else {
+            "the runs differ"
+        }
+    )
+}
+
+/// One JSON object per differing call, then a summary object.
+///
+/// # Errors
+/// Only if writing fails.
+pub(crate) fn write_json<W: Write>(report: &Report<'_>, out: &mut W) -> io::Result<()> {
+    for d in &report.differences {
+        let kinds: Vec<&str> = d.kinds.iter().map(|k| k.name()).collect();
+        let v = json!({
+            "event": "difference",
+            "kinds": kinds,
+            "input_differs": d.kinds.contains(&Kind::Input),
+            "call": d.a.or(d.b).map(|(_, c)| c.text.as_str()),
+            "b_call": d.b.filter(|_| d.kinds.contains(&Kind::Input)).map(|(_, c)| c.text.as_str()),
+            "a": side_json(d.a, d.thread.0),
+            "b": side_json(d.b, d.thread.1),
+        });
+        serde_json::to_writer(&mut *out, &v)?;
+        out.write_all(b"\n")?;
+    }
+    let s = &report.summary;
+    let v = json!({
+        "event": "summary",
+        "equal": report.equal(),
+        "matched_by": s.matched_by,
+        "threads": {
+            "a": s.threads.0,
+            "b": s.threads.1,
+            "matched": s.threads.2,
+            "only_in_a": s.threads_only.0,
+            "only_in_b": s.threads_only.1,
+        },
+        "calls": {
+            "a": s.calls.0,
+            "b": s.calls.1,
+            "compared": s.compared,
+            "differing": s.differing,
+        },
+        "differences": kinds_json(&s.kinds),
+        "lost_records": { "a": s.lost_records.0, "b": s.lost_records.1 },
+    });
+    serde_json::to_writer(&mut *out, &v)?;
+    out.write_all(b"\n")
+}

@@ -1,0 +1,21 @@
+//! The `reader` executable's integration tests: one binary, one module per
+//! command. Each runs the built executable (`CARGO_BIN_EXE_reader`) and
+//! checks its output against the library's or the golden files.
+//!
+//! * `show`: `reader show` on ring images and trace files, byte for byte;
+//!   exit statuses; standard input; a closed pipe.
+//! * `options`: the strace-like options (`-o`, `-p`, `--tid`, `-t`, `-r`).
+//! * `filter`: `--filter`, `reader fields`, `reader describe` and the
+//!   checked-in reference page.
+//! * `diff`: `reader diff` on synthetic JSON runs and on a real trace.
+//!
+//! `support` is the test-support crate `antinomie-reader-testkit`, shared
+//! with the library's tests. `ANTINOMIE_UPDATE_GOLDEN=1 cargo test`
+//! rewrites the golden files and the reference page (review the diff).
+
+use antinomie_reader_testkit as support;
+
+mod diff;
+mod filter;
+mod options;
+mod show;

@@ -1,0 +1,183 @@
+//! `reader show` on the golden scenario's ring images and on trace files
+//! recorded from them: the same bytes as the library's replay, exit
+//! status 3 on corrupt records or a truncated trace, standard input, and a
+//! reader that closes the pipe early.
+
+use std::process::Command;
+
+use antinomie_reader::output::{Format, WriterSink};
+use antinomie_reader::pipeline::{replay, Assembler};
+use antinomie_reader::trace;
+
+use crate::support::{record_trace, scenario_images, show_images};
+use antinomie_reader::decode::PmuTypes;
+
+fn reader() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_reader"))
+}
+
+#[test]
+fn the_binary_shows_images_and_trace_files() {
+    let dir = std::env::temp_dir().join(format!("antinomie-show-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let images = scenario_images();
+    let mut paths = Vec::new();
+    for (i, img) in images.iter().enumerate() {
+        let p = dir.join(format!("cpu{i}.ring"));
+        std::fs::write(&p, img).unwrap();
+        paths.push(p);
+    }
+    for (format, flag) in [(Format::Text, "text"), (Format::Json, "json")] {
+        let out = reader()
+            .arg("show")
+            .arg("--format")
+            .arg(flag)
+            .args(&paths)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let (expected, _) = show_images(&images, format, &PmuTypes::none());
+        assert_eq!(String::from_utf8(out.stdout).unwrap(), expected);
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert!(stderr.contains("summary: 17 calls"), "{stderr}");
+
+        let (file, live) = record_trace(&images, format);
+        let tpath = dir.join("trace.antinomie");
+        std::fs::write(&tpath, file).unwrap();
+        let out = reader()
+            .args(["show", "--no-summary", "--format", flag])
+            .arg(&tpath)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        assert_eq!(String::from_utf8(out.stdout).unwrap(), live);
+        assert!(
+            out.stderr.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // A corrupt image: exit status 3, the error names cpu and offset.
+    let mut bad = images[0].clone();
+    bad[8192] = 3;
+    let bpath = dir.join("bad.ring");
+    std::fs::write(&bpath, bad).unwrap();
+    let out = reader().arg("show").arg(&bpath).output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("cpu 0: corrupt record at ring position 0x0"),
+        "{stderr}"
+    );
+    // Not a trace or an image.
+    let out = reader().arg("show").arg("/dev/null").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    // A missing device is explained.
+    let out = reader()
+        .args(["--device", "/nonexistent"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("CONFIG_ANTINOMIE"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A trace file cut short: the calls of every complete frame, a warning
+/// with the cut frame's byte offset, exit status 3. The same file on
+/// standard input (`show -`) and whole gives the live run's bytes; global
+/// options go before or after `show`.
+#[test]
+fn show_streams_truncated_traces_and_stdin() {
+    let dir = std::env::temp_dir().join(format!("antinomie-cut-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let images = scenario_images();
+    let (file, live) = record_trace(&images, Format::Json);
+    let whole = dir.join("whole.antinomie");
+    std::fs::write(&whole, &file).unwrap();
+
+    // stdin, with -v before the subcommand and --format after it.
+    let mut child = reader()
+        .args(["-v", "show", "--no-summary", "--format", "json", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let feed = file.clone();
+    let writer = std::thread::spawn(move || std::io::Write::write_all(&mut stdin, &feed));
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), live);
+
+    // Cut 30 bytes short: inside the last RECORDS frame or the END frame.
+    let t = trace::read_trace(&file).unwrap();
+    let cut_len = file.len() - 30;
+    let cut = trace::read_trace(&file[..cut_len]).unwrap();
+    let at = cut.truncated_at.expect("cut inside a frame");
+    assert_eq!(cut.msgs[..], t.msgs[..cut.msgs.len()]);
+    let path = dir.join("cut.antinomie");
+    std::fs::write(&path, &file[..cut_len]).unwrap();
+    let out = reader()
+        .args(["show", "--format", "json", "--no-summary"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains(&format!("frame at byte {at}")), "{stderr}");
+    let shown = String::from_utf8(out.stdout).unwrap();
+    // The same calls as replaying the complete frames.
+    let mut sink = WriterSink::new(Vec::new(), Format::Json, cut.header.pmus.clone(), false);
+    replay(
+        cut.msgs,
+        Assembler::new(&cut.header.cpus, cut.header.window_ns, &mut sink),
+    )
+    .unwrap();
+    assert_eq!(shown, String::from_utf8(sink.into_inner()).unwrap());
+    assert!(!shown.is_empty(), "nothing decoded before the cut");
+
+    // Live-reader options do not go with a subcommand.
+    let out = reader()
+        .args(["--follow", "show"])
+        .arg(&whole)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--follow"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_closed_pipe_is_not_an_error() {
+    let dir = std::env::temp_dir().join(format!("antinomie-pipe-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("cpu0.ring");
+    std::fs::write(&p, &scenario_images()[0]).unwrap();
+    let script = format!(
+        "{} show {} | head -c 10 >/dev/null",
+        env!("CARGO_BIN_EXE_reader"),
+        p.display()
+    );
+    let out = Command::new("bash")
+        .args(["-c", &format!("set -o pipefail; {script}")])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
