@@ -1,6 +1,6 @@
 //! A paired, decoded call, and the tables of record keys.
 //!
-//! [`Call`] is what the pipeline hands to the output (and to issue 5's
+//! [`Call`] is what the pipeline hands to the output (and to the
 //! filter): the ENTRY and EXIT records of one `call_id`, either possibly
 //! missing. [`CALL_FIELDS`] lists every record key of a call line in the
 //! JSON output's fixed order, with its type, meaning and accessor; the JSON

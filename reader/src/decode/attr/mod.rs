@@ -4,7 +4,7 @@
 //! [`ATTR_MEMBERS`] is the single source of what the reader knows about the
 //! struct: the text and JSON output walk it, and the filter's
 //! `args.attr_uptr.<member>` fields and the generated reference page are to
-//! be built from it (issue 5). Every named field, every bit of the flag
+//! be built from it. Every named field, every bit of the flag
 //! word at offset 40, every union alias and the reserved fields are listed,
 //! in declaration order, each with its offset, storage width, bit position,
 //! representation and the `PERF_ATTR_SIZE_VER*` at which it appears.

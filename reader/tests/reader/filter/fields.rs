@@ -73,7 +73,7 @@ fn equality(f: &Field, v: &Jv) -> String {
 #[test]
 fn every_field_is_reachable_and_sees_what_json_shows() {
     assert_eq!(fields().len(), CALL_FIELDS.len() + ATTR_MEMBERS.len());
-    // The list, by name: all there.
+    // The fields a filter must offer, by name: all there.
     for key in [
         "ret",
         "syscall.errno",
