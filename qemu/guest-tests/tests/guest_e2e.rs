@@ -27,7 +27,7 @@ fn reader_bin() -> &'static Path {
                 "--locked",
                 "--quiet",
                 "--package",
-                "antinomie-reader",
+                "antinomie-reader-cli",
                 "--bin",
                 "reader",
                 "--message-format",
