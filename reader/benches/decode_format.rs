@@ -6,12 +6,12 @@
 //! cargo bench -p antinomie-reader --bench decode_format
 //! ```
 //!
-//! It builds synthetic rings with the library's `ring::builder` (4 CPUs, 1 MiB each,
-//! the golden scenario's call shapes repeated until the rings are nearly
-//! full), then times the whole path `reader show` takes: validating and
-//! copying the records out of the rings, parsing, merging by time, pairing,
-//! decoding every attr member and formatting, into a sink that discards
-//! the bytes. Golden images from `reader/tests/data/**/*.ring` are timed
+//! It builds synthetic rings with the library's `ring::builder` (4 CPUs,
+//! 1 MiB each, the golden scenario's call shapes repeated until the rings
+//! are nearly full), then times the whole path `reader show` takes:
+//! validating and copying the records out of the rings, parsing, merging
+//! by time, pairing, decoding every attr member and formatting, into a sink
+//! that discards the bytes. Golden images from `reader/tests/data/**/*.ring` are timed
 //! too. Results are recorded in `reader/BENCHMARKS.md`.
 
 use std::io;
