@@ -12,7 +12,7 @@
 //! copying the records out of the rings, parsing, merging by time, pairing,
 //! decoding every attr member and formatting, into a sink that discards
 //! the bytes. Golden images from `reader/tests/data/**/*.ring` are timed
-//! too. Results are recorded in `reader/BENCHMARKS.md`.
+//! too. Results are in `BENCHMARKS.md`, "Decode + format over ring images".
 
 #[path = "../tests/reader/support/producer.rs"]
 mod producer;
