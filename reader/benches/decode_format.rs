@@ -11,8 +11,9 @@
 //! are nearly full), then times the whole path `reader show` takes:
 //! validating and copying the records out of the rings, parsing, merging
 //! by time, pairing, decoding every attr member and formatting, into a sink
-//! that discards the bytes. Golden images from `reader/tests/data/**/*.ring` are timed
-//! too. Results are recorded in `reader/BENCHMARKS.md`.
+//! that discards the bytes. Golden images from `reader/tests/data/**/*.ring`
+//! are timed too. Results are in `BENCHMARKS.md`, "Decode + format over
+//! ring images".
 
 use std::io;
 use std::time::{Duration, Instant};

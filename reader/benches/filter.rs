@@ -20,7 +20,7 @@
 //! Each number is the best of several batches (the machine is shared with
 //! kernel builds); `--quick` makes the batches short.
 //!
-//! Results are recorded in `reader/BENCHMARKS.md`.
+//! Results are in `BENCHMARKS.md`, "The filter".
 
 use std::hint::black_box;
 use std::io;
