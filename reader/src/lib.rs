@@ -12,14 +12,17 @@
 //! * [`record`]: validated views of one record's bytes, and owned records.
 //! * [`ring`]: the consumer of one ring over live or image memory.
 //! * [`decode`]: the `perf_event_attr` member table and name tables.
-//! * [`call`]: [`call::Call`], a paired, decoded call, and the table of its
-//!   record keys ([`call::CALL_FIELDS`]).
+//! * [`field`]: the vocabulary of a record key (value, type, constants),
+//!   shared by the syscall table and the call.
+//! * [`syscall`]: the capture rules per syscall, the rows everything that
+//!   knows a syscall reads, and the reference page
+//!   (`reader describe perf_event_open`).
+//! * [`call`]: [`call::Call`], a paired, decoded call, and its record keys
+//!   as its syscall's row makes them ([`call::call_fields`]).
 //! * [`pipeline`]: drain threads, the time merge, pairing, the summary.
 //! * [`filter`]: the Syscall Trace filter (`--filter`), over the fields of
 //!   the call and attr tables.
 //! * [`output`]: text and JSON Lines.
-//! * [`syscall`]: the capture rules per syscall and the reference page
-//!   (`reader describe perf_event_open`).
 //! * [`trace`]: the raw trace file (`-w`, `reader show`).
 //! * [`diff`]: `reader diff`, two runs compared call by call.
 //! * [`device`]: `/dev/antinomie`: ioctls, mappings, `poll()`.
@@ -29,6 +32,7 @@ pub mod decode;
 pub mod device;
 pub mod diff;
 mod error;
+pub mod field;
 pub mod filter;
 mod jsonl;
 pub mod output;

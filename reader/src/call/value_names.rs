@@ -28,6 +28,8 @@ pub static CAPTURE_STATUS: Names = &[
 
 /// What each capture status means, by name (the `abi/antinomie.h`
 /// STATUS comment; a test checks it covers [`CAPTURE_STATUS`]).
+/// [`FAULT_OFFSET_KEY`] stands for the key of the syscall's captured
+/// pointer that holds the fault offset.
 pub static CAPTURE_STATUS_DOC: &[(&str, &str)] = &[
     (
         "complete",
@@ -39,7 +41,7 @@ pub static CAPTURE_STATUS_DOC: &[(&str, &str)] = &[
     ),
     (
         "fault",
-        "a read faulted at arg0.fault_offset; the bytes before it were kept (none when the size word itself faulted, capture flag size_fault, or the tail beyond 136 did, as the kernel then reads no head)",
+        "a read faulted at {fault_offset}; the bytes before it were kept (none when the size word itself faulted, capture flag size_fault, or the tail beyond 136 did, as the kernel then reads no head)",
     ),
     (
         "truncated",
@@ -54,6 +56,10 @@ pub static CAPTURE_STATUS_DOC: &[(&str, &str)] = &[
         "the kernel does not read the attr in this call (flags outside PERF_FLAG_ALL fail with EINVAL first): nothing was read",
     ),
 ];
+
+/// What [`CAPTURE_STATUS_DOC`] writes for the key of the fault offset
+/// ([`crate::syscall::CaptureKeys::fault_offset`]).
+pub const FAULT_OFFSET_KEY: &str = "{fault_offset}";
 
 /// Capture flag names, `ANTINOMIE_CAPTURE_F_*` in lower case.
 pub static CAPTURE_FLAGS: Names = &[

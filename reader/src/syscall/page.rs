@@ -4,11 +4,11 @@
 use std::collections::HashSet;
 use std::fmt::Write as _;
 
-use super::{syscall, Syscall};
-use crate::call::{CAPTURE_FLAGS, CAPTURE_STATUS, CAPTURE_STATUS_DOC};
+use super::{syscall, CaptureKeys, Syscall};
+use crate::call::{CAPTURE_FLAGS, CAPTURE_STATUS, CAPTURE_STATUS_DOC, FAULT_OFFSET_KEY};
 use crate::decode::errno_by_name;
 use crate::decode::names::{self, Names};
-use crate::filter::{fields, is_bit_table, ConstSet, Type};
+use crate::filter::{fields_of, is_bit_table, ConstSet, Field, Type};
 
 /// A Markdown table cell: `|` escaped, newlines joined.
 fn cell(s: &str) -> String {
@@ -27,7 +27,7 @@ pub fn reference_page(name: &str) -> Option<String> {
 }
 
 #[allow(clippy::too_many_lines)]
-fn page(sc: &Syscall) -> String {
+fn page(sc: &'static Syscall) -> String {
     let mut s = String::new();
     let w = &mut s;
     let _ = writeln!(
@@ -113,31 +113,13 @@ fn page(sc: &Syscall) -> String {
     }
     let _ = writeln!(w);
 
-    let _ = writeln!(w, "## Capture statuses\n");
-    let _ = writeln!(
-        w,
-        "`arg0.status`, how reading `*attr_uptr` at Entry went (`ANTINOMIE_STATUS_*`):\n"
-    );
-    let _ = writeln!(w, "| status | value | meaning |\n|---|---|---|");
-    for &(value, name) in CAPTURE_STATUS {
-        let doc = CAPTURE_STATUS_DOC
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map_or("", |(_, d)| d);
-        let _ = writeln!(w, "| `{name}` | {value} | {} |", cell(doc));
+    if let Some(keys) = sc.capture_keys() {
+        capture_statuses(w, sc.args[keys.index].name, keys);
     }
-    let _ = writeln!(
-        w,
-        "\n`arg0.capture_flags` (`ANTINOMIE_CAPTURE_F_*`): {}.\n",
-        CAPTURE_FLAGS
-            .iter()
-            .map(|(v, n)| format!("`{n}` ({v:#x})"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
 
-    filter_fields(w);
-    constants(w);
+    let fields = fields_of(sc);
+    filter_fields(w, &fields);
+    constants(w, &fields);
 
     let _ = writeln!(w, "## Filter examples\n");
     let _ = writeln!(w, "| filter | selects |\n|---|---|");
@@ -153,8 +135,37 @@ fn page(sc: &Syscall) -> String {
     s
 }
 
-fn filter_fields(w: &mut String) {
-    let all = fields();
+/// The capture statuses of the captured pointer `arg`, whose keys are
+/// `keys`.
+fn capture_statuses(w: &mut String, arg: &str, keys: &CaptureKeys) {
+    let _ = writeln!(w, "## Capture statuses\n");
+    let _ = writeln!(
+        w,
+        "`{}`, how reading `*{arg}` at Entry went (`ANTINOMIE_STATUS_*`):\n",
+        keys.status
+    );
+    let _ = writeln!(w, "| status | value | meaning |\n|---|---|---|");
+    for &(value, name) in CAPTURE_STATUS {
+        let doc = CAPTURE_STATUS_DOC
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map_or("", |(_, d)| d)
+            .replace(FAULT_OFFSET_KEY, keys.fault_offset);
+        let _ = writeln!(w, "| `{name}` | {value} | {} |", cell(&doc));
+    }
+    let _ = writeln!(
+        w,
+        "\n`{}` (`ANTINOMIE_CAPTURE_F_*`): {}.\n",
+        keys.capture_flags,
+        CAPTURE_FLAGS
+            .iter()
+            .map(|(v, n)| format!("`{n}` ({v:#x})"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+}
+
+fn filter_fields(w: &mut String, all: &[&Field]) {
     let calls: Vec<_> = all.iter().filter(|f| f.member().is_none()).collect();
     let members: Vec<_> = all.iter().filter(|f| f.member().is_some()).collect();
     let _ = writeln!(
@@ -247,7 +258,7 @@ fn tables_of(c: ConstSet) -> Vec<(Names, &'static str)> {
 }
 
 /// The name tables the fields use, in full (errno names excepted).
-fn constants(w: &mut String) {
+fn constants(w: &mut String, fields: &[&Field]) {
     let _ = writeln!(
         w,
         "## Constants\n\n\
@@ -257,18 +268,23 @@ fn constants(w: &mut String) {
          is `type == PERF_TYPE_SOFTWARE && config == 0`; a `PERF_COUNT_HW_*` name matches the low \
          32 bits of a hardware config, a `PERF_COUNT_HW_CACHE_*` name its byte of a cache config.\n"
     );
-    let mut seen: HashSet<*const (u64, &str)> = HashSet::new();
-    for f in fields() {
+    // A table is listed once for the call keys and once for the attr
+    // members that use it (`PERF_ATTR_SIZE_VER*`: the sizes, and the
+    // attr's `size`), each list with its own fields.
+    let mut seen: HashSet<(*const (u64, &str), bool)> = HashSet::new();
+    for f in fields {
+        let member = f.member().is_some();
         for (t, label) in tables_of(f.constants) {
-            if !seen.insert(t.as_ptr()) {
+            if !seen.insert((t.as_ptr(), member)) {
                 continue;
             }
-            let users: Vec<String> = fields()
+            let users: Vec<String> = fields
                 .iter()
                 .filter(|g| {
-                    tables_of(g.constants)
-                        .iter()
-                        .any(|(u, _)| std::ptr::eq(u.as_ptr(), t.as_ptr()))
+                    g.member().is_some() == member
+                        && tables_of(g.constants)
+                            .iter()
+                            .any(|(u, _)| std::ptr::eq(u.as_ptr(), t.as_ptr()))
                 })
                 .map(|g| format!("`{}`", g.key))
                 .collect();
