@@ -196,6 +196,7 @@ impl DiffCall {
             key,
             text,
             outcome,
+            capture_keys: keys,
         })
     }
 }

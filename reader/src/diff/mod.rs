@@ -226,6 +226,8 @@ pub struct DiffCall {
     /// flags=…)`.
     text: String,
     outcome: Outcome,
+    /// The keys of its syscall's captured pointer, if it has one.
+    capture_keys: Option<&'static crate::syscall::CaptureKeys>,
 }
 
 /// A run: its calls per thread, in order.

@@ -187,6 +187,12 @@ fn a_changed_result_is_that_call_only() {
     assert_eq!(x["b"]["index"], 3);
     assert_eq!(x["a"]["syscall.errno_name"], Value::Null);
     assert_eq!(x["b"]["syscall.errno_name"], "E2BIG");
+    // The captured attr's keys, as the table names them.
+    assert_eq!(x["a"]["arg0.required_size"], Value::Null);
+    assert_eq!(x["b"]["arg0.required_size"], 136);
+    assert_eq!(x["b"]["arg0.size_written"], true);
+    assert_eq!(x["b"]["arg0.status"], x["a"]["arg0.status"]);
+    assert!(x["b"]["arg0.status"].is_string());
     let kinds = &d.summary["differences"];
     assert_eq!(kinds["ret"], 1);
     assert_eq!(kinds["required_size"], 1);
