@@ -18,8 +18,8 @@
 //! `docs/syscalls/perf_event_open.md` is the checked-in copy, and a test
 //! fails when it is stale.
 //!
-//! The table's rows are in their own files (`perf_event_open.rs`), the
-//! page's rendering in `page.rs`.
+//! The table's rows are in their own files (`perf_event_open.rs`; for
+//! tests, `toy.rs`), the page's rendering in `page.rs`.
 
 use std::fmt::Write as _;
 use std::sync::OnceLock;
