@@ -194,7 +194,7 @@ fn json_keys_are_stable_and_in_order() {
             other => panic!("event {other}"),
         }
     }
-    // The first call: everything the issue names is there.
+    // The first call: every key the documented schema promises by name.
     let first: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
     for key in [
         "args.0",

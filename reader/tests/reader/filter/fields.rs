@@ -78,7 +78,7 @@ fn every_field_is_reachable_and_sees_what_json_shows() {
         fields().len(),
         call_fields(perf_event_open).len() + ATTR_MEMBERS.len()
     );
-    // The list, by name: all there.
+    // The fields the filter documents by name: all there.
     for key in [
         "ret",
         "syscall.errno",
