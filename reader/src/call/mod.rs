@@ -139,12 +139,6 @@ impl Call {
         syscall::by_nr(nr).unwrap_or_else(|| panic!("syscall number {nr} has no capture table"))
     }
 
-    /// Every record key of its line, in output order ([`call_fields`]).
-    #[must_use]
-    pub fn fields(&self) -> &'static [CallField] {
-        call_fields(self.syscall())
-    }
-
     /// The index of its captured pointer argument, if its syscall has one.
     fn captured_arg(&self) -> Option<usize> {
         self.syscall().capture_keys().map(|k| k.index)
