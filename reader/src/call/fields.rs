@@ -6,9 +6,9 @@ use std::borrow::Cow;
 
 use antinomie_abi as abi;
 
-use super::{Call, CALL_STATES, CAPTURE_FLAGS, CAPTURE_STATUS};
+use super::{Call, CALL_STATES};
 use crate::decode::names;
-use crate::field::{Constants, FieldType, Value};
+use crate::field::{Constants, FieldType, Value, CAPTURE_FLAGS, CAPTURE_STATUS};
 use crate::syscall::{ArgDecode, CaptureKeys, ExitCheck, PerSyscall, Syscall};
 
 /// One record key of a call line.

@@ -15,8 +15,9 @@
 //!
 //! The tables live in their own files: `fields` (the keys of a call
 //! line), `lost` (those of a LOST line) and `value_names` (the names of
-//! states, capture statuses and flags, and loss reasons). The vocabulary
-//! of a key ([`Value`], [`FieldType`], [`Constants`]) is [`crate::field`]'s.
+//! states and loss reasons). The vocabulary of a key ([`Value`],
+//! [`FieldType`], [`Constants`]) and the names of a capture's statuses and
+//! flags are [`crate::field`]'s.
 
 mod fields;
 mod lost;
@@ -28,13 +29,13 @@ use crate::decode::AttrView;
 use crate::record::{CaptureView, EntryRecord, ExitRecord, SharedItems};
 use crate::syscall::{self, Syscall};
 
-pub use crate::field::{Constants, FieldType, Value};
+pub use crate::field::{
+    Constants, FieldType, Value, CAPTURE_FLAGS, CAPTURE_STATUS, CAPTURE_STATUS_DOC,
+    FAULT_OFFSET_KEY,
+};
 pub use fields::{call_field, call_fields, compact_omitted, CallField};
 pub use lost::{LostField, LOST_FIELDS};
-pub use value_names::{
-    lost_reason, CALL_STATES, CAPTURE_FLAGS, CAPTURE_STATUS, CAPTURE_STATUS_DOC, FAULT_OFFSET_KEY,
-    LOST_REASONS,
-};
+pub use value_names::{lost_reason, CALL_STATES, LOST_REASONS};
 
 /// How complete a call's records are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

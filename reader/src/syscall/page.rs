@@ -5,9 +5,9 @@ use std::collections::HashSet;
 use std::fmt::Write as _;
 
 use super::{syscall, CaptureKeys, Syscall};
-use crate::call::{CAPTURE_FLAGS, CAPTURE_STATUS, CAPTURE_STATUS_DOC, FAULT_OFFSET_KEY};
 use crate::decode::errno_by_name;
 use crate::decode::names::{self, Names};
+use crate::field::{CAPTURE_FLAGS, CAPTURE_STATUS, CAPTURE_STATUS_DOC, FAULT_OFFSET_KEY};
 use crate::filter::{fields_of, is_bit_table, ConstSet, Field, Type};
 
 /// A Markdown table cell: `|` escaped, newlines joined.
