@@ -9,14 +9,15 @@
 //! ```
 //!
 //! Modules, bottom up:
-//! * [`record`]: validated views of one record's bytes, and owned records.
-//! * [`ring`]: the consumer of one ring over live or image memory.
 //! * [`decode`]: the `perf_event_attr` member table and name tables.
-//! * [`field`]: the vocabulary of a record key (value, type, constants),
-//!   shared by the syscall table and the call.
+//! * [`field`]: the vocabulary of a record key (value, type, constants,
+//!   capture status names), shared by the syscall table and the call.
 //! * [`syscall`]: the capture rules per syscall, the rows everything that
 //!   knows a syscall reads, and the reference page
 //!   (`reader describe perf_event_open`).
+//! * [`record`]: validated views of one record's bytes (an ENTRY or EXIT
+//!   of a syscall without a row is rejected), and owned records.
+//! * [`ring`]: the consumer of one ring over live or image memory.
 //! * [`call`]: [`call::Call`], a paired, decoded call, and its record keys
 //!   as its syscall's row makes them ([`call::call_fields`]).
 //! * [`pipeline`]: drain threads, the time merge, pairing, the summary.
