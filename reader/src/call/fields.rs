@@ -470,6 +470,29 @@ mod tests {
         }
     }
 
+    /// The filter types a key by the first row that has it: every row
+    /// must agree.
+    #[test]
+    fn a_key_rows_share_has_one_type_and_one_set_of_constants() {
+        for a in SYSCALLS {
+            for f in call_fields(a) {
+                for b in SYSCALLS {
+                    if let Some(g) = call_field(b, f.key) {
+                        assert_eq!(f.ty, g.ty, "{}: {} and {}", f.key, a.name, b.name);
+                        assert_eq!(
+                            format!("{:?}", f.constants),
+                            format!("{:?}", g.constants),
+                            "{}: {} and {}",
+                            f.key,
+                            a.name,
+                            b.name
+                        );
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn every_rule_names_real_keys_and_every_key_has_a_rule() {
         for sc in SYSCALLS {
