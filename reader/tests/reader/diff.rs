@@ -346,6 +346,19 @@ fn bad_input_exits_2() {
     let d = diff(&a, &garbage, &[]);
     assert_eq!(d.code, Some(2));
     assert!(d.stderr.contains("garbage:1"), "{}", d.stderr);
+    // A call of a syscall the table has no row for (1, write).
+    let mut other = run(100, &[100], 2);
+    other[1]["syscall.nr"] = json!(1);
+    let other = tmp.write("other.jsonl", &other);
+    let d = diff(&a, &other, &[]);
+    assert_eq!(d.code, Some(2));
+    assert!(
+        d.stderr.contains(
+            "other.jsonl:2: a call line of syscall number 1, which this reader has no capture table for"
+        ),
+        "{}",
+        d.stderr
+    );
 }
 
 /// `reader diff` reads the full schema: a compact run (`reader show
