@@ -14,17 +14,22 @@
 //! ```
 //!
 //! Modules, bottom up:
-//! * [`record`]: validated views of one record's bytes, and owned records.
+//! * [`decode`]: the `perf_event_attr` member table and name tables.
+//! * [`field`]: the vocabulary of a record key (value, type, constants,
+//!   capture status names), shared by the syscall table and the call.
+//! * [`syscall`]: the capture rules per syscall, the rows everything that
+//!   knows a syscall reads (the `reader` binary builds each syscall's
+//!   reference page from them).
+//! * [`record`]: validated views of one record's bytes (an ENTRY or EXIT
+//!   of a syscall without a row is rejected), and owned records.
 //! * [`ring`]: the consumer of one ring over live or image memory, and
 //!   [`ring::builder`], which builds ring images record by record.
-//! * [`decode`]: the `perf_event_attr` member table and name tables.
-//! * [`call`]: [`call::Call`], a paired, decoded call, and the table of its
-//!   record keys ([`call::CALL_FIELDS`]).
+//! * [`call`]: [`call::Call`], a paired, decoded call, and its record keys
+//!   as its syscall's row makes them ([`call::call_fields`]).
 //! * [`pipeline`]: drain threads, the time merge, pairing, the summary.
 //! * [`filter`]: the Syscall Trace filter, over the fields of the call and
 //!   attr tables.
 //! * [`output`]: text and JSON Lines.
-//! * [`syscall`]: the capture rules per syscall.
 //! * [`trace`]: the raw trace file.
 //! * [`diff`]: two runs compared call by call.
 //! * [`device`]: `/dev/antinomie`: ioctls, mappings, `poll()`.
@@ -164,6 +169,7 @@ pub mod decode;
 pub mod device;
 pub mod diff;
 mod error;
+pub mod field;
 pub mod filter;
 mod jsonl;
 pub mod output;

@@ -29,7 +29,7 @@
 //!
 //! One object per line, keys always present (`null` when not applicable)
 //! and always in the same order: for calls the keys of
-//! [`crate::call::CALL_FIELDS`], for LOST records those of
+//! [`crate::call::call_fields`] for their syscall, for LOST records those of
 //! [`crate::call::LOST_FIELDS`]; the `event` key tells them apart. The
 //! schema is documented in `reader/README.md`. That is the full schema,
 //! the default; [`JsonSchema::Compact`] leaves out nulls, duplicates and
@@ -350,7 +350,7 @@ fn call_text_into(s: &mut String, scratch: &mut String, call: &Call, pmus: &PmuT
                 if i > 0 {
                     s.push_str(", ");
                 }
-                if let ArgDecode::CapturedPointer = arg.decode {
+                if let ArgDecode::CapturedPointer { .. } = arg.decode {
                     attr_text_into(s, scratch, call, pmus, (i, arg));
                 } else {
                     s.push_str(arg.name);
@@ -552,6 +552,7 @@ mod tests {
                     cpu: 2,
                     pid: 7,
                     tid: 8,
+                    syscall_nr: 298,
                     ..Default::default()
                 },
                 abi::Exit {

@@ -13,8 +13,9 @@
 //! The library `antinomie_reader` does the draining, pairing, decoding,
 //! filtering and formatting; this crate is the process around it: `args`
 //! the command line, `live` the live reader and `dump-rings`, `show`
-//! `reader show`, `diff` `reader diff` and its report, `page` `reader
-//! describe`'s reference page, `process` the signals and thread priority.
+//! `reader show`, `diff` `reader diff` and its report, `process` the
+//! signals and thread priority. `reader describe` prints the reference
+//! page the library builds from its syscall table.
 
 /// `eprintln!`, except that a stderr that cannot be written (a full disk,
 /// a closed pipe) is ignored instead of panicking: there is nowhere left
@@ -29,7 +30,6 @@ macro_rules! report {
 mod args;
 mod diff;
 mod live;
-mod page;
 mod process;
 mod show;
 
@@ -136,7 +136,7 @@ fn run(cli: Cli, filter: Option<Filter>) -> Result<ExitCode> {
             return Ok(ExitCode::SUCCESS);
         }
         Some(Command::Describe { syscall }) => {
-            let Some(page) = page::reference_page(&syscall) else {
+            let Some(page) = syscall::reference_page(&syscall) else {
                 bail!(
                     "no reference page for `{syscall}`: this reader knows {}",
                     syscall::SYSCALLS

@@ -1,72 +1,15 @@
-//! [`CALL_FIELDS`]: every key of a call line, in the JSON output's
-//! order, with its type, named constants, meaning and accessor.
+//! The record keys of a call line, made from its syscall's row of the
+//! table ([`crate::syscall::SYSCALLS`]): in the JSON output's order, each
+//! with its type, named constants, meaning and accessor.
 
 use std::borrow::Cow;
-use std::sync::LazyLock;
 
 use antinomie_abi as abi;
 
-use super::{Call, CALL_STATES, CAPTURE_FLAGS, CAPTURE_STATUS};
-use crate::decode::names::{self, Names};
-use crate::decode::AttrView;
-use crate::syscall::{ArgDecode, PERF_EVENT_OPEN};
-
-/// A field's value, as the JSON output prints it.
-#[derive(Debug, Clone)]
-pub enum Value<'a> {
-    /// Absent: JSON `null`.
-    Null,
-    /// An unsigned number.
-    U64(u64),
-    /// A signed number.
-    I64(i64),
-    /// A boolean.
-    Bool(bool),
-    /// A string.
-    Str(Cow<'a, str>),
-    /// A bit set shown as a list of names: the names of its known bits
-    /// in table order, then the unknown bits in hex (if any).
-    Bits(Names, u64),
-    /// A bit set shown as one string, as [`names::format_flags`] renders
-    /// it with this comment for unknown bits.
-    Flags(Names, u64, &'static str),
-    /// A decoded attr: an object of its present, applicable members'
-    /// values.
-    Attr(AttrView<'a>),
-    /// A decoded attr: an object of its symbolic members' names.
-    AttrNames(AttrView<'a>),
-}
-
-/// The type of a field, for docs and the filter.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FieldType {
-    /// Unsigned integer.
-    U64,
-    /// Signed integer.
-    I64,
-    /// Boolean.
-    Bool,
-    /// String.
-    Str,
-    /// List of names.
-    Names,
-    /// The attr object (members are fields `args.attr_uptr.<member>`).
-    Attr,
-}
-
-/// Which symbolic constants a field's values take (for the filter).
-#[derive(Debug, Clone, Copy)]
-pub enum Constants {
-    /// None.
-    None,
-    /// Errno names (`E2BIG`, …) of [`crate::decode::ERRNO`], as the
-    /// positive errno (or, for a string field, the name itself).
-    Errno,
-    /// Errno names negated (`-E2BIG`), as the raw return value holds them.
-    NegErrno,
-    /// Names of this table.
-    Table(Names),
-}
+use super::{Call, CALL_STATES};
+use crate::decode::names;
+use crate::field::{Constants, FieldType, Value, CAPTURE_FLAGS, CAPTURE_STATUS};
+use crate::syscall::{ArgDecode, CaptureKeys, ExitCheck, PerSyscall, Syscall};
 
 /// One record key of a call line.
 #[derive(Debug, Clone, Copy)]
@@ -192,107 +135,125 @@ static HEAD_FIELDS: &[CallField] = &[
     arg_word!(5),
 ];
 
-/// The keys after the arguments' fields: the capture's and the result's.
-static TAIL_FIELDS: &[CallField] = &[
-    CallField {
-        key: "arg0.status",
-        ty: FieldType::Str,
-        constants: Constants::Table(CAPTURE_STATUS),
-        doc: "how the attr capture at entry went: complete, null_ptr, fault, truncated, invalid_size, not_applicable",
-        get: |c| {
-            capture_field(c, |h| {
-                Value::Str(names::lookup(CAPTURE_STATUS, u64::from(h.status)).map_or_else(
-                    || Cow::Owned(format!("status_{}", h.status)),
-                    Cow::Borrowed,
-                ))
-            })
+/// The capture's keys of a captured pointer (`keys`), in output order.
+fn capture_fields(keys: &'static CaptureKeys) -> [CallField; 7] {
+    [
+        CallField {
+            key: keys.status,
+            ty: FieldType::Str,
+            constants: Constants::Table(CAPTURE_STATUS),
+            doc: "how the attr capture at entry went: complete, null_ptr, fault, truncated, invalid_size, not_applicable",
+            get: |c| {
+                capture_field(c, |h| {
+                    Value::Str(names::lookup(CAPTURE_STATUS, u64::from(h.status)).map_or_else(
+                        || Cow::Owned(format!("status_{}", h.status)),
+                        Cow::Borrowed,
+                    ))
+                })
+            },
         },
-    },
-    CallField {
-        key: "arg0.capture_flags",
-        ty: FieldType::Names,
-        constants: Constants::Table(CAPTURE_FLAGS),
-        doc: "tail_zero / tail_nonzero (bytes beyond 136), size_fault, kernel_copy",
-        get: |c| capture_field(c, |h| Value::Bits(CAPTURE_FLAGS, u64::from(h.flags))),
-    },
-    CallField {
-        key: "arg0.declared_size",
-        ty: FieldType::U64,
-        constants: Constants::Table(names::PERF_ATTR_SIZE),
-        doc: "the attr's size field as read at entry (0 means 64)",
-        get: |c| capture_field(c, |h| Value::U64(u64::from(h.declared_size))),
-    },
-    CallField {
-        key: "arg0.copied_len",
-        ty: FieldType::U64,
-        constants: Constants::None,
-        doc: "bytes of the attr captured",
-        get: |c| capture_field(c, |h| Value::U64(u64::from(h.copied_len))),
-    },
-    CallField {
-        key: "arg0.fault_offset",
-        ty: FieldType::U64,
-        constants: Constants::None,
-        doc: "with status fault: offset of the first unreadable byte",
-        get: |c| {
-            capture_field(c, |h| {
-                if h.status == abi::STATUS_FAULT {
-                    Value::U64(u64::from(h.fault_offset))
-                } else {
-                    Value::Null
-                }
-            })
+        CallField {
+            key: keys.capture_flags,
+            ty: FieldType::Names,
+            constants: Constants::Table(CAPTURE_FLAGS),
+            doc: "tail_zero / tail_nonzero (bytes beyond 136), size_fault, kernel_copy",
+            get: |c| capture_field(c, |h| Value::Bits(CAPTURE_FLAGS, u64::from(h.flags))),
         },
-    },
-    CallField {
-        key: "arg0.perf_event_attr",
-        ty: FieldType::Attr,
-        constants: Constants::None,
-        doc: "the captured attr: its present, applicable members (fields args.attr_uptr.<member>)",
-        get: |c| c.attr().map_or(Value::Null, Value::Attr),
-    },
-    CallField {
-        key: "arg0.perf_event_attr_names",
-        ty: FieldType::Attr,
-        constants: Constants::None,
-        doc: "the captured attr's symbolic members by name (as the text output shows them)",
-        get: |c| c.attr().map_or(Value::Null, Value::AttrNames),
-    },
-    CallField {
-        key: "arg0.required_size",
-        ty: FieldType::U64,
-        constants: Constants::Table(names::PERF_ATTR_SIZE),
-        doc: "after E2BIG: attr_uptr->size read back (136 when the kernel wrote it)",
-        get: |c| opt_u64(c.required_size().map(u64::from)),
-    },
-    CallField {
-        key: "arg0.size_written",
-        ty: FieldType::Bool,
-        constants: Constants::None,
-        doc: "the E2BIG came from perf_copy_attr(), which writes size back",
-        get: |c| opt_bool(c.size_written()),
-    },
-    CallField {
-        key: "arg0.attr_copied",
-        ty: FieldType::Bool,
-        constants: Constants::None,
-        doc: "perf_copy_attr() succeeded and its copy was compared with the capture",
-        get: |c| opt_bool(c.attr_copied()),
-    },
-    CallField {
-        key: "arg0.double_fetch",
-        ty: FieldType::Bool,
-        constants: Constants::None,
-        doc: "user memory changed between the capture and the kernel's copy",
-        get: |c| opt_bool(c.double_fetch()),
-    },
-    CallField {
-        key: "arg0.kernel_attr",
-        ty: FieldType::Attr,
-        constants: Constants::None,
-        doc: "after a double fetch: the attr bytes the kernel read, before perf_copy_attr() rewrites any",
-        get: |c| c.kernel_attr().map_or(Value::Null, Value::Attr),
-    },
+        CallField {
+            key: keys.declared_size,
+            ty: FieldType::U64,
+            constants: Constants::Table(names::PERF_ATTR_SIZE),
+            doc: "the attr's size field as read at entry (0 means 64)",
+            get: |c| capture_field(c, |h| Value::U64(u64::from(h.declared_size))),
+        },
+        CallField {
+            key: keys.copied_len,
+            ty: FieldType::U64,
+            constants: Constants::None,
+            doc: "bytes of the attr captured",
+            get: |c| capture_field(c, |h| Value::U64(u64::from(h.copied_len))),
+        },
+        CallField {
+            key: keys.fault_offset,
+            ty: FieldType::U64,
+            constants: Constants::None,
+            doc: "with status fault: offset of the first unreadable byte",
+            get: |c| {
+                capture_field(c, |h| {
+                    if h.status == abi::STATUS_FAULT {
+                        Value::U64(u64::from(h.fault_offset))
+                    } else {
+                        Value::Null
+                    }
+                })
+            },
+        },
+        CallField {
+            key: keys.decoded,
+            ty: FieldType::Attr,
+            constants: Constants::None,
+            doc: "the captured attr: its present, applicable members (fields args.attr_uptr.<member>)",
+            get: |c| c.attr().map_or(Value::Null, Value::Attr),
+        },
+        CallField {
+            key: keys.decoded_names,
+            ty: FieldType::Attr,
+            constants: Constants::None,
+            doc: "the captured attr's symbolic members by name (as the text output shows them)",
+            get: |c| c.attr().map_or(Value::Null, Value::AttrNames),
+        },
+    ]
+}
+
+/// The keys of [`ExitCheck::SizeWriteBack`] of a captured pointer.
+fn size_write_back_fields(keys: &'static CaptureKeys) -> [CallField; 2] {
+    [
+        CallField {
+            key: keys.required_size,
+            ty: FieldType::U64,
+            constants: Constants::Table(names::PERF_ATTR_SIZE),
+            doc: "after E2BIG: attr_uptr->size read back (136 when the kernel wrote it)",
+            get: |c| opt_u64(c.required_size().map(u64::from)),
+        },
+        CallField {
+            key: keys.size_written,
+            ty: FieldType::Bool,
+            constants: Constants::None,
+            doc: "the E2BIG came from perf_copy_attr(), which writes size back",
+            get: |c| opt_bool(c.size_written()),
+        },
+    ]
+}
+
+/// The keys of [`ExitCheck::DoubleFetch`] of a captured pointer.
+fn double_fetch_fields(keys: &'static CaptureKeys) -> [CallField; 3] {
+    [
+            CallField {
+                key: keys.attr_copied,
+                ty: FieldType::Bool,
+                constants: Constants::None,
+                doc: "perf_copy_attr() succeeded and its copy was compared with the capture",
+                get: |c| opt_bool(c.attr_copied()),
+            },
+            CallField {
+                key: keys.double_fetch,
+                ty: FieldType::Bool,
+                constants: Constants::None,
+                doc: "user memory changed between the capture and the kernel's copy",
+                get: |c| opt_bool(c.double_fetch()),
+            },
+            CallField {
+                key: keys.kernel_attr,
+                ty: FieldType::Attr,
+                constants: Constants::None,
+                doc: "after a double fetch: the attr bytes the kernel read, before perf_copy_attr() rewrites any",
+                get: |c| c.kernel_attr().map_or(Value::Null, Value::Attr),
+            },
+    ]
+}
+
+/// The keys after the capture's: the result's.
+static RESULT_FIELDS: &[CallField] = &[
     CallField {
         key: "ret",
         ty: FieldType::I64,
@@ -342,50 +303,68 @@ static TAIL_FIELDS: &[CallField] = &[
     },
 ];
 
-/// Every key of a call line, in output order: the header's, the raw
-/// argument words, each argument's field as the syscall's rule table
-/// ([`crate::syscall`]) decodes it (and a flag argument's names), then
-/// the capture's and the result's.
-pub static CALL_FIELDS: LazyLock<Vec<CallField>> = LazyLock::new(|| {
-    const _: () = assert!(PERF_EVENT_OPEN.args.len() <= ARG_FIELD.len());
-    let mut fields = HEAD_FIELDS.to_vec();
-    for (i, arg) in PERF_EVENT_OPEN.args.iter().enumerate() {
-        fields.push(CallField {
-            key: arg.field,
-            ty: arg.field_type(),
-            constants: arg.constants(),
-            doc: arg.field_doc,
-            get: ARG_FIELD[i],
-        });
-        if let ArgDecode::Flags {
-            names_field,
-            names_doc,
-            ..
-        } = arg.decode
-        {
+/// Every key of a call line of syscall `sc`, in output order: the
+/// header's, the raw argument words, each argument's field as its row
+/// decodes it (and a flag argument's names), the keys of its captured
+/// pointer ([`crate::syscall::CaptureKeys`]) and of the EXIT's checks of
+/// it, then the result's.
+#[must_use]
+pub fn call_fields(sc: &'static Syscall) -> &'static [CallField] {
+    static FIELDS: PerSyscall<Vec<CallField>> = PerSyscall::new(|sc| {
+        let mut fields = HEAD_FIELDS.to_vec();
+        for (i, arg) in sc.args.iter().enumerate() {
             fields.push(CallField {
-                key: names_field,
-                ty: FieldType::Str,
-                constants: Constants::None,
-                doc: names_doc,
-                get: ARG_NAMES[i],
+                key: arg.field,
+                ty: arg.field_type(),
+                constants: arg.constants(),
+                doc: arg.field_doc,
+                get: ARG_FIELD[i],
             });
+            if let ArgDecode::Flags {
+                names_field,
+                names_doc,
+                ..
+            } = arg.decode
+            {
+                fields.push(CallField {
+                    key: names_field,
+                    ty: FieldType::Str,
+                    constants: Constants::None,
+                    doc: names_doc,
+                    get: ARG_NAMES[i],
+                });
+            }
         }
-    }
-    fields.extend_from_slice(TAIL_FIELDS);
-    fields
-});
+        if let Some(keys) = sc.capture_keys() {
+            fields.extend(capture_fields(keys));
+            // In this order, whatever the row's.
+            let checks = sc.exit_checks();
+            if checks.contains(&ExitCheck::SizeWriteBack) {
+                fields.extend(size_write_back_fields(keys));
+            }
+            if checks.contains(&ExitCheck::DoubleFetch) {
+                fields.extend(double_fetch_fields(keys));
+            }
+        }
+        fields.extend_from_slice(RESULT_FIELDS);
+        fields
+    });
+    FIELDS.get(sc)
+}
 
-/// Argument `I`'s field, as its rule decodes it (the table the keys
+/// Argument `I`'s field, as its call's row decodes it (the row the keys
 /// were built from).
 fn arg_field<const I: usize>(c: &Call) -> Value<'_> {
-    PERF_EVENT_OPEN.args[I].value(c.arg(I))
+    c.syscall()
+        .args
+        .get(I)
+        .map_or(Value::Null, |a| a.value(c.arg(I)))
 }
 
 /// A flag argument `I`'s bits by name.
 fn arg_names<const I: usize>(c: &Call) -> Value<'_> {
-    match (PERF_EVENT_OPEN.args[I].decode, c.arg(I)) {
-        (ArgDecode::Flags { names, unknown, .. }, Some(w)) => Value::Flags(names, w, unknown),
+    match (c.syscall().args.get(I).map(|a| a.decode), c.arg(I)) {
+        (Some(ArgDecode::Flags { names, unknown, .. }), Some(w)) => Value::Flags(names, w, unknown),
         _ => Value::Null,
     }
 }
@@ -411,41 +390,141 @@ static ARG_NAMES: [Getter; 6] = [
 ];
 
 /// The keys the compact JSON schema (`--json-schema compact`) leaves out
-/// because another key of the same line holds the same information, each
-/// with that key: the exact duplicates of `perf_event_open`'s argument words
-/// and the symbolic renderings of numbers. The compact line also leaves
-/// out `null` values and writes `arg0.perf_event_attr` as one key per
-/// non-zero member (see [`COMPACT_ATTR_KEY`]).
-pub static COMPACT_OMITTED: LazyLock<Vec<(&str, &str)>> = LazyLock::new(|| {
-    let args = PERF_EVENT_OPEN.args;
-    // A pointer's or a flag word's field is the raw word itself.
-    let words = args.iter().enumerate().filter_map(|(i, a)| match a.decode {
-        ArgDecode::CapturedPointer | ArgDecode::Flags { .. } => Some((ARG_WORD_KEYS[i], a.field)),
-        ArgDecode::Int => None,
+/// of a call line of `sc` because another key of the same line holds the
+/// same information, each with that key: the exact duplicates of the
+/// argument words (a pointer's or a flag word's field) and the symbolic
+/// renderings of numbers. The compact line also leaves out `null` values
+/// and writes the decoded struct of the captured pointer
+/// ([`CaptureKeys::decoded`]) as one key per non-zero member.
+#[must_use]
+pub fn compact_omitted(sc: &'static Syscall) -> &'static [(&'static str, &'static str)] {
+    static OMITTED: PerSyscall<Vec<(&'static str, &'static str)>> = PerSyscall::new(|sc| {
+        // A pointer's or a flag word's field is the raw word itself.
+        let words = sc
+            .args
+            .iter()
+            .enumerate()
+            .filter_map(|(i, a)| match a.decode {
+                ArgDecode::CapturedPointer { .. } | ArgDecode::Flags { .. } => {
+                    Some((ARG_WORD_KEYS[i], a.field))
+                }
+                ArgDecode::Int => None,
+            });
+        let names = sc.args.iter().filter_map(|a| match a.decode {
+            ArgDecode::Flags { names_field, .. } => Some((names_field, a.field)),
+            _ => None,
+        });
+        let decoded = sc.capture_keys().map(|k| (k.decoded_names, k.decoded));
+        words
+            .chain(names)
+            .chain(decoded)
+            .chain([("syscall.errno_name", "syscall.errno")])
+            .collect()
     });
-    let names = args.iter().filter_map(|a| match a.decode {
-        ArgDecode::Flags { names_field, .. } => Some((names_field, a.field)),
-        _ => None,
-    });
-    words
-        .chain(names)
-        .chain([
-            ("arg0.perf_event_attr_names", "arg0.perf_event_attr"),
-            ("syscall.errno_name", "syscall.errno"),
-        ])
-        .collect()
-});
+    OMITTED.get(sc)
+}
 
 /// The raw argument words' keys.
 const ARG_WORD_KEYS: [&str; 6] = ["args.0", "args.1", "args.2", "args.3", "args.4", "args.5"];
 
-/// The key whose object the compact JSON schema writes member by member,
-/// each as its filter field `args.attr_uptr.<member>`, non-zero members
-/// only.
-pub const COMPACT_ATTR_KEY: &str = "arg0.perf_event_attr";
-
-/// The call field with this key.
+/// The field of a call line of `sc` with this key.
 #[must_use]
-pub fn call_field(key: &str) -> Option<&'static CallField> {
-    CALL_FIELDS.iter().find(|f| f.key == key)
+pub fn call_field(sc: &'static Syscall, key: &str) -> Option<&'static CallField> {
+    call_fields(sc).iter().find(|f| f.key == key)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use super::*;
+    use crate::filter::field;
+    use crate::syscall::SYSCALLS;
+
+    #[test]
+    fn the_call_keys_of_the_arguments_come_from_the_table() {
+        for sc in SYSCALLS {
+            let fields = call_fields(sc);
+            for (i, a) in sc.args.iter().enumerate() {
+                let at = fields.iter().position(|f| f.key == a.field).unwrap();
+                let f = &fields[at];
+                assert_eq!(f.ty, a.field_type(), "{}", a.field);
+                assert_eq!(f.doc, a.field_doc);
+                if let ArgDecode::Flags { names_field, .. } = a.decode {
+                    assert_eq!(fields[at + 1].key, names_field);
+                    assert!(matches!(f.constants, Constants::Table(_)));
+                }
+                // The field decodes the word as the rule says.
+                let word = 0xffff_ffff_8000_0001u64;
+                match (a.decode, a.value(Some(word))) {
+                    (ArgDecode::Int, Value::I64(v)) => assert_eq!(v, -0x7fff_ffff, "{i}"),
+                    (
+                        ArgDecode::CapturedPointer { .. } | ArgDecode::Flags { .. },
+                        Value::U64(v),
+                    ) => {
+                        assert_eq!(v, word);
+                    }
+                    (d, v) => panic!("{}: {d:?} gave {v:?}", a.field),
+                }
+            }
+        }
+    }
+
+    /// The filter types a key by the first row that has it: every row
+    /// must agree.
+    #[test]
+    fn a_key_rows_share_has_one_type_and_one_set_of_constants() {
+        for a in SYSCALLS {
+            for f in call_fields(a) {
+                for b in SYSCALLS {
+                    if let Some(g) = call_field(b, f.key) {
+                        assert_eq!(f.ty, g.ty, "{}: {} and {}", f.key, a.name, b.name);
+                        assert_eq!(
+                            format!("{:?}", f.constants),
+                            format!("{:?}", g.constants),
+                            "{}: {} and {}",
+                            f.key,
+                            a.name,
+                            b.name
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_rule_names_real_keys_and_every_key_has_a_rule() {
+        for sc in SYSCALLS {
+            let mut covered = HashSet::new();
+            for c in sc.captures {
+                for &k in c.keys {
+                    if k == "args.attr_uptr.<member>" {
+                        continue;
+                    }
+                    assert!(
+                        call_field(sc, k).is_some(),
+                        "{}: no record key {k}",
+                        sc.name
+                    );
+                    assert!(covered.insert(k), "{}: {k} has two rules", sc.name);
+                }
+            }
+            for f in call_fields(sc) {
+                assert!(
+                    covered.contains(f.key),
+                    "{}: no capture rule for {}",
+                    sc.name,
+                    f.key
+                );
+            }
+            for (i, a) in sc.args.iter().enumerate() {
+                assert!(field(a.field).is_some(), "{}", a.field);
+                assert!(field(&format!("args.{i}")).is_some());
+            }
+            for (f, _) in sc.examples {
+                crate::filter::Filter::parse(f).unwrap_or_else(|e| panic!("{f}: {e}"));
+            }
+        }
+    }
 }

@@ -2,17 +2,22 @@
 //!
 //! [`Call`] is what the pipeline hands to the output (and to the
 //! filter): the ENTRY and EXIT records of one `call_id`, either possibly
-//! missing. [`CALL_FIELDS`] lists every record key of a call line in the
-//! JSON output's fixed order, with its type, meaning and accessor; the JSON
-//! writer walks it, so the keys a filter can name and the keys the output
-//! prints come from one place. The attr's members are the nested keys
+//! missing. A call's syscall is the row of [`crate::syscall::SYSCALLS`]
+//! whose number its records carry. [`call_fields`] lists every record key
+//! of a call line of that syscall, made from its row, in the JSON output's
+//! fixed order, with its type, meaning and accessor; the JSON writer walks
+//! it, so the keys a filter can name and the keys the output prints come
+//! from one place. The attr's members are the nested keys
 //! `args.attr_uptr.<member>` of [`crate::decode::ATTR_MEMBERS`], printed
-//! inside `arg0.perf_event_attr`. [`LOST_FIELDS`] does the same for LOST
-//! lines.
+//! inside the captured pointer's decoded struct
+//! ([`crate::syscall::CaptureKeys::decoded`]). [`LOST_FIELDS`] does the
+//! same for LOST lines.
 //!
 //! The tables live in their own files: `fields` (the keys of a call
 //! line), `lost` (those of a LOST line) and `value_names` (the names of
-//! states, capture statuses and flags, and loss reasons).
+//! states and loss reasons). The vocabulary of a key ([`Value`],
+//! [`FieldType`], [`Constants`]) and the names of a capture's statuses and
+//! flags are [`crate::field`]'s.
 
 mod fields;
 mod lost;
@@ -22,16 +27,15 @@ use antinomie_abi as abi;
 
 use crate::decode::AttrView;
 use crate::record::{CaptureView, EntryRecord, ExitRecord, SharedItems};
-use crate::syscall::{Syscall, PERF_EVENT_OPEN};
+use crate::syscall::{self, Syscall};
 
-pub use fields::{
-    call_field, CallField, Constants, FieldType, Value, CALL_FIELDS, COMPACT_ATTR_KEY,
-    COMPACT_OMITTED,
+pub use crate::field::{
+    Constants, FieldType, Value, CAPTURE_FLAGS, CAPTURE_STATUS, CAPTURE_STATUS_DOC,
+    FAULT_OFFSET_KEY,
 };
+pub use fields::{call_field, call_fields, compact_omitted, CallField};
 pub use lost::{LostField, LOST_FIELDS};
-pub use value_names::{
-    lost_reason, CALL_STATES, CAPTURE_FLAGS, CAPTURE_STATUS, CAPTURE_STATUS_DOC, LOST_REASONS,
-};
+pub use value_names::{lost_reason, CALL_STATES, LOST_REASONS};
 
 /// How complete a call's records are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,9 +82,11 @@ pub struct Call {
     pub exit_maybe_lost: bool,
 }
 
-fn attr_item(items: &SharedItems, kernel: bool) -> Option<CaptureView<'_>> {
+/// The attr capture item of argument `arg`: the user's struct, or with
+/// `kernel` the kernel's own copy.
+fn attr_item(items: &SharedItems, arg: usize, kernel: bool) -> Option<CaptureView<'_>> {
     items.iter().find(|c| {
-        c.header.arg == 0
+        c.header.arg as usize == arg
             && c.header.kind == abi::KIND_PERF_EVENT_ATTR
             && (c.header.flags & abi::CAPTURE_F_KERNEL_COPY != 0) == kernel
     })
@@ -122,11 +128,21 @@ impl Call {
         self.entry.as_ref().map(|e| e.args)
     }
 
-    /// The syscall's rule table (the only syscall the capture records is
-    /// `perf_event_open`).
+    /// The syscall's row of the table, by the number its records carry.
+    ///
+    /// # Panics
+    /// When no row has that number: [`crate::record::parse`] rejects such
+    /// records, so only a call built by hand of records made by hand can
+    /// have one.
     #[must_use]
     pub fn syscall(&self) -> &'static Syscall {
-        &PERF_EVENT_OPEN
+        let nr = self.header().syscall_nr;
+        syscall::by_nr(nr).unwrap_or_else(|| panic!("syscall number {nr} has no capture table"))
+    }
+
+    /// The index of its captured pointer argument, if its syscall has one.
+    fn captured_arg(&self) -> Option<usize> {
+        self.syscall().capture_keys().map(|k| k.index)
     }
 
     /// Argument `i` (0-5) as the raw word.
@@ -171,10 +187,13 @@ impl Call {
         self.exit_flags().map(|f| f & flag != 0)
     }
 
-    /// The entry capture of `attr_uptr`.
+    /// The entry capture of the captured pointer's attr.
     #[must_use]
     pub fn attr_capture(&self) -> Option<CaptureView<'_>> {
-        self.entry.as_ref().and_then(|e| attr_item(&e.items, false))
+        let arg = self.captured_arg()?;
+        self.entry
+            .as_ref()
+            .and_then(|e| attr_item(&e.items, arg, false))
     }
 
     /// The captured attr bytes, decoded (absent when nothing was copied).
@@ -189,13 +208,15 @@ impl Call {
     /// double fetch.
     #[must_use]
     pub fn kernel_attr(&self) -> Option<AttrView<'_>> {
+        let arg = self.captured_arg()?;
         self.exit
             .as_ref()
-            .and_then(|x| attr_item(&x.items, true))
+            .and_then(|x| attr_item(&x.items, arg, true))
             .map(|c| AttrView::new(c.data))
     }
 
-    /// `attr_uptr->size` read back after E2BIG (`arg0.required_size`).
+    /// The attr's `size` read back after E2BIG
+    /// ([`crate::syscall::CaptureKeys::required_size`]).
     #[must_use]
     pub fn required_size(&self) -> Option<u32> {
         self.exit

@@ -8,12 +8,12 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::{DiffCall, DiffError, InputKey, Outcome, PidArg, Run};
-use crate::call::{Call, CALL_FIELDS};
+use super::{ArgKey, DiffCall, DiffError, InputKey, Outcome, PidArg, Run};
+use crate::call::{call_fields, Call};
 use crate::output::call_json;
 use crate::pipeline::{self, Assembler, Sink};
 use crate::record::LostRecord;
-use crate::syscall::{ArgDecode, PERF_EVENT_OPEN};
+use crate::syscall::{self, ArgDecode, CaptureKeys, Compare};
 use crate::trace;
 
 fn u64_of(v: &Value, key: &str) -> Option<u64> {
@@ -64,20 +64,18 @@ fn attr_compact(attr: &Map<String, Value>, names: Option<&Map<String, Value>>) -
     format!("{{{}}}", parts.join(", "))
 }
 
-/// The first argument as text: the attr, or what became of it.
-fn arg0_text(v: &Value) -> String {
-    let status = v.get("arg0.status").and_then(Value::as_str).unwrap_or("?");
-    let fault = u64_of(v, "arg0.fault_offset");
-    let attr = v.get("arg0.perf_event_attr").and_then(Value::as_object);
-    let names = v
-        .get("arg0.perf_event_attr_names")
-        .and_then(Value::as_object);
+/// The captured pointer argument as text: the attr, or what became of it.
+fn captured_text(v: &Value, keys: &CaptureKeys) -> String {
+    let status = v.get(keys.status).and_then(Value::as_str).unwrap_or("?");
+    let fault = u64_of(v, keys.fault_offset);
+    let attr = v.get(keys.decoded).and_then(Value::as_object);
+    let names = v.get(keys.decoded_names).and_then(Value::as_object);
     match (status, attr) {
         ("null_ptr", _) => "NULL".to_owned(),
         ("not_applicable", _) => "/* attr not read: flags rejected first */".to_owned(),
         ("invalid_size", _) => format!(
             "{{size={} /* invalid size */}}",
-            u64_of(v, "arg0.declared_size").unwrap_or(0)
+            u64_of(v, keys.declared_size).unwrap_or(0)
         ),
         (_, Some(a)) => {
             let mut s = attr_compact(a, names);
@@ -101,9 +99,14 @@ impl DiffCall {
     /// # Errors
     /// A line without the keys every call line has.
     pub fn from_json(v: &Value) -> Result<Self, String> {
+        let nr = u64_of(v, "syscall.nr").ok_or("a call line without `syscall.nr`")?;
+        let sc = u32::try_from(nr)
+            .ok()
+            .and_then(syscall::by_nr)
+            .ok_or_else(|| format!("a call line of syscall number {nr}, which this reader has no capture table for"))?;
         // A full line has every key; a compact one (`--json-schema
         // compact`) leaves out nulls, zeros and the names this reads.
-        if let Some(f) = CALL_FIELDS.iter().find(|f| v.get(f.key).is_none()) {
+        if let Some(f) = call_fields(sc).iter().find(|f| v.get(f.key).is_none()) {
             return Err(format!(
                 "a call line without `{}`: `reader diff` reads the full JSON schema \
                  (the default), not `--json-schema compact`; write the run with \
@@ -116,30 +119,43 @@ impl DiffCall {
         let tid = i64_of(v, "tid").ok_or("a call line without `tid`")?;
         let has_entry = matches!(state.as_str(), "complete" | "unfinished");
         let has_exit = v.get("ret").is_some_and(|r| !r.is_null());
-        let pid_arg = i64_of(v, "args.pid").map(|p| {
-            if p > 0 && (p == pid || p == tid) {
-                PidArg::Own
-            } else {
-                PidArg::Value(p)
-            }
-        });
+        let args = sc
+            .args
+            .iter()
+            .map(|a| match a.compare {
+                Compare::Value => ArgKey::Value(json_of(v, a.field)),
+                Compare::OwnPid => ArgKey::Pid(i64_of(v, a.field).map(|p| {
+                    if p > 0 && (p == pid || p == tid) {
+                        PidArg::Own
+                    } else {
+                        PidArg::Value(p)
+                    }
+                })),
+                Compare::IsFd => ArgKey::IsFd(i64_of(v, a.field).map(|g| g >= 0)),
+                Compare::Ignored => ArgKey::Ignored,
+            })
+            .collect();
+        let keys = sc.capture_keys();
+        // A key of the captured struct, when the syscall has one.
+        let capture = |key: fn(&CaptureKeys) -> &'static str| keys.map(key);
         let key = InputKey {
-            nr: u64_of(v, "syscall.nr"),
-            flags: u64_of(v, "args.flags"),
-            pid: pid_arg,
-            cpu: i64_of(v, "args.cpu"),
-            group_is_fd: i64_of(v, "args.group_fd").map(|g| g >= 0),
-            status: str_of(v, "arg0.status"),
-            declared_size: u64_of(v, "arg0.declared_size"),
-            attr: json_of(v, "arg0.perf_event_attr"),
+            nr: Some(nr),
+            args,
+            status: capture(|k| k.status).and_then(|k| str_of(v, k)),
+            declared_size: capture(|k| k.declared_size).and_then(|k| u64_of(v, k)),
+            attr: capture(|k| k.decoded).and_then(|k| json_of(v, k)),
         };
         let text = if has_entry {
             // Each argument as the rule table decodes it, from its keys.
-            let args: Vec<String> = PERF_EVENT_OPEN
+            let args: Vec<String> = sc
                 .args
                 .iter()
                 .map(|a| match a.decode {
-                    ArgDecode::CapturedPointer => arg0_text(v),
+                    // `keys` are those of this argument: a syscall has
+                    // them exactly when it has a captured pointer.
+                    ArgDecode::CapturedPointer { .. } => {
+                        keys.map_or_else(|| "?".to_owned(), |k| captured_text(v, k))
+                    }
                     ArgDecode::Int => format!(
                         "{}={}",
                         a.name,
@@ -152,9 +168,9 @@ impl DiffCall {
                     ),
                 })
                 .collect();
-            format!("{}({})", PERF_EVENT_OPEN.name, args.join(", "))
+            format!("{}({})", sc.name, args.join(", "))
         } else {
-            format!("{}(/* entry lost */)", PERF_EVENT_OPEN.name)
+            format!("{}(/* entry lost */)", sc.name)
         };
         let outcome = Outcome {
             has_entry,
@@ -163,12 +179,12 @@ impl DiffCall {
             ret: i64_of(v, "ret"),
             errno: i64_of(v, "syscall.errno"),
             errno_name: str_of(v, "syscall.errno_name"),
-            required_size: u64_of(v, "arg0.required_size"),
-            size_written: bool_of(v, "arg0.size_written"),
+            required_size: capture(|k| k.required_size).and_then(|k| u64_of(v, k)),
+            size_written: capture(|k| k.size_written).and_then(|k| bool_of(v, k)),
             status: key.status.clone(),
-            fault_offset: u64_of(v, "arg0.fault_offset"),
-            double_fetch: bool_of(v, "arg0.double_fetch"),
-            kernel_attr: json_of(v, "arg0.kernel_attr"),
+            fault_offset: capture(|k| k.fault_offset).and_then(|k| u64_of(v, k)),
+            double_fetch: capture(|k| k.double_fetch).and_then(|k| bool_of(v, k)),
+            kernel_attr: capture(|k| k.kernel_attr).and_then(|k| json_of(v, k)),
             duration_ns: u64_of(v, "syscall.duration_ns"),
         };
         Ok(DiffCall {
@@ -180,6 +196,7 @@ impl DiffCall {
             key,
             text,
             outcome,
+            capture_keys: keys,
         })
     }
 }

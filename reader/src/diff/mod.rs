@@ -14,8 +14,10 @@
 //! * **Calls.** Within a matched thread, calls are aligned with Myers'
 //!   diff (the `similar` crate) on an [`InputKey`] that leaves out what
 //!   legitimately varies between runs (fd numbers, addresses, times): the
-//!   syscall, flags, pid and cpu arguments, whether `group_fd` is an fd,
-//!   the capture status, the declared size and the captured attr members.
+//!   syscall, each argument as its row of the syscall table says
+//!   ([`crate::syscall::Compare`]: for `perf_event_open` the flags, pid and
+//!   cpu arguments and whether `group_fd` is an fd), the capture status,
+//!   the declared size and the captured attr members.
 //!   Aligned calls are compared; a replaced stretch is paired position by
 //!   position, compared, and flagged "input differs"; what is left over is
 //!   only in A or only in B. No call is dropped.
@@ -102,15 +104,15 @@ pub struct Options {
 pub enum Kind {
     /// Success against failure, or another errno.
     Ret,
-    /// `arg0.required_size`.
+    /// The captured struct's `required_size` (`arg<N>.required_size`).
     RequiredSize,
-    /// `arg0.size_written`.
+    /// Its `size_written`.
     SizeWritten,
-    /// `arg0.status`.
+    /// Its capture `status`.
     Status,
-    /// `arg0.fault_offset`.
+    /// Its `fault_offset`.
     FaultOffset,
-    /// `arg0.double_fetch` or the kernel's copy of the attr.
+    /// Its `double_fetch`, or the kernel's copy of it.
     DoubleFetch,
     /// `syscall.duration_ns`, beyond the ratio given.
     Duration,
@@ -165,17 +167,29 @@ pub enum PidArg {
     Value(i64),
 }
 
+/// An argument as `reader diff` matches it ([`crate::syscall::Compare`]).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ArgKey {
+    /// Its value, as JSON.
+    Value(Option<String>),
+    /// A pid, the caller's own as one value.
+    Pid(Option<PidArg>),
+    /// Whether it is a file descriptor.
+    IsFd(Option<bool>),
+    /// Left out.
+    Ignored,
+}
+
 /// What identifies a call across runs: the alignment key.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct InputKey {
     nr: Option<u64>,
-    flags: Option<u64>,
-    pid: Option<PidArg>,
-    cpu: Option<i64>,
-    group_is_fd: Option<bool>,
+    /// Each argument, in order.
+    args: Vec<ArgKey>,
     status: Option<String>,
     declared_size: Option<u64>,
-    /// The captured members (`arg0.perf_event_attr`) as JSON.
+    /// The captured members (the captured pointer's decoded struct) as
+    /// JSON.
     attr: Option<String>,
 }
 
@@ -223,10 +237,13 @@ pub struct DiffCall {
     /// Argument word 5 (the e2e workloads' tag).
     pub word5: Option<u64>,
     key: InputKey,
-    /// `perf_event_open({…}, pid=…, cpu=…, group_fd=…, flags=…)`.
+    /// The call as text: `perf_event_open({…}, pid=…, cpu=…, group_fd=…,
+    /// flags=…)`.
     pub text: String,
     /// What is compared.
     pub outcome: Outcome,
+    /// The keys of its syscall's captured pointer, if it has one.
+    pub capture_keys: Option<&'static crate::syscall::CaptureKeys>,
 }
 
 /// A run: its calls per thread, in order.

@@ -7,10 +7,11 @@
 
 use std::borrow::Cow;
 
-use crate::call::{Call, Value};
+use crate::call::Call;
 use crate::decode::attr::Slot;
 use crate::decode::names;
 use crate::decode::{Applies, PmuTypes};
+use crate::field::Value;
 
 use super::fields::{Field, Source, Type};
 
@@ -70,8 +71,8 @@ fn bits(v: i128) -> u64 {
 
 /// The value of field `f` for call `c`.
 pub(crate) fn field_value<'a>(f: &Field, c: &'a Call, pmus: &PmuTypes) -> Val<'a> {
-    match f.source {
-        Source::Call(cf) => match (cf.get)(c) {
+    match &f.source {
+        Source::Call(_) => match f.source.call_field(c).map_or(Value::Null, |cf| (cf.get)(c)) {
             Value::Null => Val::Absent,
             Value::U64(v) => Val::Int(i128::from(v)),
             Value::I64(v) => Val::Int(i128::from(v)),
@@ -83,7 +84,7 @@ pub(crate) fn field_value<'a>(f: &Field, c: &'a Call, pmus: &PmuTypes) -> Val<'a
             }
             Value::Attr(_) | Value::AttrNames(_) => Val::Object,
         },
-        Source::Attr(m) => {
+        &Source::Attr(m) => {
             let slot = Slot::of(m);
             let raw = if m.applies == Applies::Always {
                 // Read straight from the captured bytes: one member needs

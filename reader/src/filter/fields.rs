@@ -1,14 +1,17 @@
-//! The filter's fields, derived from the reader's tables: every key of
-//! [`CALL_FIELDS`] and `args.attr_uptr.<member>` for every entry of
-//! [`ATTR_MEMBERS`]. Nothing here lists a field by hand: a key added to
-//! either table is a filter field, with the type, constants and meaning the
-//! table gives it.
+//! The filter's fields, derived from the reader's tables: every record
+//! key of a call line of any syscall of [`SYSCALLS`] ([`call_fields`]) and
+//! `args.attr_uptr.<member>` for every entry of [`ATTR_MEMBERS`]. Nothing
+//! here lists a field by hand: a key added to either table is a filter
+//! field, with the type, constants and meaning the table gives it. A key
+//! that a call's syscall does not have is absent from that call.
 
 use std::sync::OnceLock;
 
-use crate::call::{CallField, Constants, FieldType, CALL_FIELDS};
+use crate::call::{call_fields, Call, CallField};
 use crate::decode::names::{self, Names};
 use crate::decode::{errno_by_name, AttrMember, Repr, ATTR_KEY_PREFIX, ATTR_MEMBERS, ERRNO};
+use crate::field::{Constants, FieldType};
+use crate::syscall::{Syscall, SYSCALLS};
 
 /// The type of a field's values, as the filter sees them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -17,8 +20,8 @@ pub enum Type {
     Unsigned,
     /// A signed integer.
     Signed,
-    /// An unsigned integer holding named bits (`PERF_SAMPLE_*`,
-    /// `arg0.capture_flags`): test them with `&`.
+    /// An unsigned integer holding named bits (`PERF_SAMPLE_*`, the
+    /// capture flags): test them with `&`.
     Bits,
     /// `true` or `false`.
     Bool,
@@ -249,12 +252,29 @@ pub fn is_bit_table(t: Names) -> bool {
 }
 
 /// Where a field's value comes from.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub enum Source {
-    /// A call-level key of [`CALL_FIELDS`].
-    Call(&'static CallField),
+    /// A call-level key: for each syscall whose call line has it, its
+    /// field there ([`call_fields`]).
+    Call(Vec<(&'static Syscall, &'static CallField)>),
     /// A member of the captured attr.
     Attr(&'static AttrMember),
+}
+
+impl Source {
+    /// The call-level field of `call`'s syscall, `None` when its line has
+    /// no such key (or the field is an attr member).
+    #[must_use]
+    pub fn call_field(&self, call: &Call) -> Option<&'static CallField> {
+        let Source::Call(by_syscall) = self else {
+            return None;
+        };
+        let syscall = call.syscall();
+        by_syscall
+            .iter()
+            .find(|(s, _)| std::ptr::eq(*s, syscall))
+            .map(|(_, f)| *f)
+    }
 }
 
 /// One filter field.
@@ -276,7 +296,12 @@ pub struct Field {
 }
 
 impl Field {
-    fn call(f: &'static CallField) -> Self {
+    /// The filter field of key `f.key`, typed and documented as `f`, held
+    /// by the lines of the syscalls of `by_syscall`.
+    fn call(
+        f: &'static CallField,
+        by_syscall: Vec<(&'static Syscall, &'static CallField)>,
+    ) -> Self {
         let ty = match f.ty {
             // An unsigned word whose names are single bits is a bit set.
             FieldType::U64 if matches!(f.constants, Constants::Table(t) if is_bit_table(t)) => {
@@ -300,7 +325,7 @@ impl Field {
             ty,
             constants,
             doc: f.doc.to_owned(),
-            source: Source::Call(f),
+            source: Source::Call(by_syscall),
             max: None,
         }
     }
@@ -369,34 +394,78 @@ impl Field {
     }
 }
 
-/// Every filter field: the keys of [`CALL_FIELDS`] in output order, then
-/// `args.attr_uptr.<member>` for every member of [`ATTR_MEMBERS`] in
-/// declaration order.
+/// The filter's fields, and how many of them are call-level keys (the
+/// attr members follow them).
+struct AllFields {
+    list: Vec<Field>,
+    calls: usize,
+}
+
+fn all() -> &'static AllFields {
+    static FIELDS: OnceLock<AllFields> = OnceLock::new();
+    FIELDS.get_or_init(|| {
+        let mut list: Vec<Field> = Vec::new();
+        for &sc in SYSCALLS {
+            for f in call_fields(sc) {
+                if list.iter().any(|g| g.key == f.key) {
+                    continue;
+                }
+                let by_syscall = SYSCALLS
+                    .iter()
+                    .filter_map(|&s| {
+                        call_fields(s)
+                            .iter()
+                            .find(|g| g.key == f.key)
+                            .map(|g| (s, g))
+                    })
+                    .collect();
+                list.push(Field::call(f, by_syscall));
+            }
+        }
+        let calls = list.len();
+        if SYSCALLS.iter().any(|sc| sc.capture_keys().is_some()) {
+            list.extend(ATTR_MEMBERS.iter().map(Field::attr));
+        }
+        AllFields { list, calls }
+    })
+}
+
+/// Every filter field: the keys of every syscall's call line
+/// ([`call_fields`]), in the output order of the first syscall that has
+/// each, then `args.attr_uptr.<member>` for every member of
+/// [`ATTR_MEMBERS`] in declaration order.
 #[must_use]
 pub fn fields() -> &'static [Field] {
-    static FIELDS: OnceLock<Vec<Field>> = OnceLock::new();
-    FIELDS.get_or_init(|| {
-        CALL_FIELDS
-            .iter()
-            .map(Field::call)
-            .chain(ATTR_MEMBERS.iter().map(Field::attr))
-            .collect()
-    })
+    &all().list
+}
+
+/// The filter fields of a call line of `sc`: its keys in output order,
+/// then the attr members when it captures an attr.
+#[must_use]
+pub fn fields_of(sc: &'static Syscall) -> Vec<&'static Field> {
+    let all = all();
+    let calls = call_fields(sc)
+        .iter()
+        .filter_map(|f| all.list[..all.calls].iter().find(|g| g.key == f.key));
+    let members = all.list[all.calls..]
+        .iter()
+        .filter(|_| sc.capture_keys().is_some());
+    calls.chain(members).collect()
 }
 
 /// The field with this name.
 #[must_use]
 pub fn field(key: &str) -> Option<&'static Field> {
+    let all = all();
     if key.starts_with(ATTR_KEY_PREFIX) {
-        let offset = CALL_FIELDS.len();
         return crate::decode::member_by_key(key).and_then(|m| {
             ATTR_MEMBERS
                 .iter()
                 .position(|x| std::ptr::eq(x, m))
-                .map(|i| &fields()[offset + i])
+                .and_then(|i| all.list.get(all.calls + i))
         });
     }
-    fields()[..CALL_FIELDS.len()].iter().find(|f| f.key == key)
+    all.list[..all.calls].iter().find(|f| f.key == key)
 }
 
 /// The fields that take `name` as a constant (with or without a minus

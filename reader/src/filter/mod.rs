@@ -35,9 +35,11 @@
 //!
 //! # Meaning
 //!
-//! * Fields are the JSON output's keys ([`fields()`]): every key of
-//!   [`crate::call::CALL_FIELDS`] and `args.attr_uptr.<member>` for every
-//!   member of [`crate::decode::ATTR_MEMBERS`].
+//! * Fields are the JSON output's keys ([`fields()`]): every key of a call
+//!   line ([`crate::call::call_fields`], for each syscall of the table) and
+//!   `args.attr_uptr.<member>` for every member of
+//!   [`crate::decode::ATTR_MEMBERS`]. A key the call's syscall does not
+//!   have is absent from it.
 //! * A field that is absent (null in JSON: no EXIT yet, nothing captured, a
 //!   member beyond the captured size, a union alias that does not apply)
 //!   makes every comparison and bit test on it false, `!=` included;
@@ -68,7 +70,9 @@ use crate::decode::PmuTypes;
 use crate::pipeline::CallFilter;
 
 pub use error::{ErrorKind, FilterError, Span};
-pub use fields::{field, fields, is_bit_table, ConfigConst, ConstSet, Field, Source, Type};
+pub use fields::{
+    field, fields, fields_of, is_bit_table, ConfigConst, ConstSet, Field, Source, Type,
+};
 
 /// A checked filter, ready to evaluate.
 #[derive(Debug, Clone)]

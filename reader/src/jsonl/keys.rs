@@ -3,9 +3,10 @@
 
 use std::sync::OnceLock;
 
-use crate::call::{CALL_FIELDS, COMPACT_ATTR_KEY, COMPACT_OMITTED, LOST_FIELDS};
+use crate::call::{call_fields, compact_omitted, LOST_FIELDS};
 use crate::decode::attr::Slot;
 use crate::decode::{Applies, Repr, ATTR_KEY_PREFIX, ATTR_MEMBERS};
+use crate::syscall::{PerSyscall, Syscall};
 
 /// Room for one piece of constant text ([`Piece`]): every key with its
 /// quotes, comma and colon, and `true`/`false` after a bit member's key,
@@ -94,19 +95,49 @@ pub(super) struct MemberOut {
     pub(super) symbolic: bool,
 }
 
+/// The keys of a call line of one syscall, made once from its row: by
+/// key of [`call_fields`], the key as written and what the compact schema
+/// does with it.
+pub(super) struct CallKeys {
+    pub(super) call: Vec<Key>,
+    pub(super) compact: Vec<CompactRole>,
+}
+
+/// The call line keys of syscall `sc`.
+pub(super) fn call(sc: &'static Syscall) -> &'static CallKeys {
+    static KEYS: PerSyscall<CallKeys> = PerSyscall::new(|sc| {
+        let fields = call_fields(sc);
+        let flattened = sc.capture_keys().map(|k| k.decoded);
+        let omitted = compact_omitted(sc);
+        CallKeys {
+            call: fields.iter().map(|f| Key::new(f.key)).collect(),
+            compact: fields
+                .iter()
+                .map(|f| {
+                    if Some(f.key) == flattened {
+                        CompactRole::Flatten
+                    } else if omitted.iter().any(|(k, _)| *k == f.key) {
+                        CompactRole::Omit
+                    } else {
+                        CompactRole::Keep
+                    }
+                })
+                .collect(),
+        }
+    });
+    KEYS.get(sc)
+}
+
 /// The keys, made once: one constant-size copy per key on the hot path.
 pub(super) struct Keys {
     /// By member: how it is read and printed.
     pub(super) members: Vec<MemberOut>,
-    pub(super) call: Vec<Key>,
-    /// By call key: what the compact schema does with it.
-    pub(super) compact: Vec<CompactRole>,
     pub(super) lost: Vec<Key>,
     pub(super) member: Vec<Key>,
     /// By member too; only one-bit members' are used.
     pub(super) bit: Vec<BitKey>,
     /// By member: `<member>` with `true` (a set one-bit member in the
-    /// compact schema's `arg0.kernel_attr`).
+    /// compact schema's kernel copy of the attr).
     pub(super) bit_set: Vec<Key>,
     /// By member: `args.attr_uptr.<member>`, the compact schema's keys.
     pub(super) flat_member: Vec<Key>,
@@ -131,19 +162,6 @@ pub(super) fn all() -> &'static Keys {
                     Print::Unsigned
                 },
                 symbolic: m.repr.is_symbolic(),
-            })
-            .collect(),
-        call: CALL_FIELDS.iter().map(|f| Key::new(f.key)).collect(),
-        compact: CALL_FIELDS
-            .iter()
-            .map(|f| {
-                if f.key == COMPACT_ATTR_KEY {
-                    CompactRole::Flatten
-                } else if COMPACT_OMITTED.iter().any(|(k, _)| *k == f.key) {
-                    CompactRole::Omit
-                } else {
-                    CompactRole::Keep
-                }
             })
             .collect(),
         bit_set: ATTR_MEMBERS
@@ -185,6 +203,7 @@ pub(super) fn key(buf: &mut Vec<u8>, first: &mut bool, key: &Key) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::syscall::SYSCALLS;
 
     #[test]
     fn keys_need_no_escaping() {
@@ -193,8 +212,9 @@ mod tests {
                 && k.bytes()
                     .all(|b| b.is_ascii_graphic() && b != b'"' && b != b'\\')
         };
-        for k in CALL_FIELDS
+        for k in SYSCALLS
             .iter()
+            .flat_map(|sc| call_fields(sc))
             .map(|f| f.key)
             .chain(LOST_FIELDS.iter().map(|f| f.key))
             .chain(ATTR_MEMBERS.iter().map(|m| m.name))
@@ -205,8 +225,9 @@ mod tests {
 
     #[test]
     fn every_piece_fits_its_room() {
-        let longest = CALL_FIELDS
+        let longest = SYSCALLS
             .iter()
+            .flat_map(|sc| call_fields(sc))
             .map(|f| f.key)
             .chain(LOST_FIELDS.iter().map(|f| f.key))
             .chain(ATTR_MEMBERS.iter().map(|m| m.name))

@@ -1,6 +1,6 @@
 //! The JSON Lines writer of the hot path: writes a call or LOST line
 //! straight into a reused buffer. Keys are pre-quoted once (every key
-//! of [`CALL_FIELDS`], [`LOST_FIELDS`] and every attr member name is plain
+//! of [`call_fields`], [`LOST_FIELDS`] and every attr member name is plain
 //! ASCII that JSON does not escape: a unit test checks it), numbers with
 //! a two-digit table, strings escaped exactly as `serde_json` escapes them, so the
 //! bytes are the same as a `serde_json` map of the same values (the golden
@@ -14,8 +14,9 @@
 mod keys;
 mod scalar;
 
-use crate::call::{Call, Value, CALL_FIELDS, LOST_FIELDS};
+use crate::call::{call_fields, Call, LOST_FIELDS};
 use crate::decode::{names, AttrView, PmuTypes, ATTR_MEMBERS};
+use crate::field::Value;
 use crate::record::LostRecord;
 use keys::{key, CompactRole, Key, Print};
 use scalar::{hex, string};
@@ -23,12 +24,12 @@ use scalar::{hex, string};
 /// Which keys a call line carries (`--json-schema`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum JsonSchema {
-    /// Every key of `CALL_FIELDS` on every line, `null` where it does not
+    /// Every key of `call_fields` on every line, `null` where it does not
     /// apply, every present attr member (zeros included) and the names
     /// object: the default, what `reader diff` reads.
     #[default]
     Full,
-    /// No `null`, no key of `COMPACT_OMITTED` (duplicates and names), the
+    /// No `null`, no key of `compact_omitted` (duplicates and names), the
     /// attr as one key `args.attr_uptr.<member>` per non-zero member: every
     /// key is a filter field name.
     Compact,
@@ -155,9 +156,10 @@ fn value(buf: &mut Vec<u8>, scratch: &mut String, v: &Value<'_>, pmus: &PmuTypes
 /// Appends a call as one JSON line, with the newline; `scratch` is room
 /// for renderings, reused from line to line.
 pub(crate) fn call(buf: &mut Vec<u8>, scratch: &mut String, call: &Call, pmus: &PmuTypes) {
+    let syscall = call.syscall();
     buf.push(b'{');
     let mut first = true;
-    for (f, k) in CALL_FIELDS.iter().zip(&keys::all().call) {
+    for (f, k) in call_fields(syscall).iter().zip(&keys::call(syscall).call) {
         key(buf, &mut first, k);
         value(buf, scratch, &(f.get)(call), pmus);
     }
@@ -166,17 +168,21 @@ pub(crate) fn call(buf: &mut Vec<u8>, scratch: &mut String, call: &Call, pmus: &
 
 /// Appends a call as one line of the compact schema, with the newline:
 /// the full line's keys in the same order, less `null` values, less the
-/// keys of [`COMPACT_OMITTED`], and `arg0.perf_event_attr` replaced by its
-/// present, applicable, non-zero members, each as the filter field
+/// keys of [`crate::call::compact_omitted`], and the captured pointer's decoded struct
+/// ([`crate::syscall::CaptureKeys::decoded`]) replaced by its present,
+/// applicable, non-zero members, each as the filter field
 /// `args.attr_uptr.<member>` (a one-bit member only when set, as `true`).
-/// `arg0.kernel_attr` stays an object, of its non-zero members only. So an
+/// The kernel's copy stays an object, of its non-zero members only. So an
 /// attr member not on the line is zero, or absent from the full line too
 /// (beyond the captured bytes, or a union alias that does not apply).
 pub(crate) fn call_compact(buf: &mut Vec<u8>, scratch: &mut String, call: &Call, pmus: &PmuTypes) {
     let keys = keys::all();
+    let syscall = call.syscall();
+    let call_keys = keys::call(syscall);
     buf.push(b'{');
     let mut first = true;
-    for ((f, k), role) in CALL_FIELDS.iter().zip(&keys.call).zip(&keys.compact) {
+    let fields = call_fields(syscall).iter().zip(&call_keys.call);
+    for ((f, k), role) in fields.zip(&call_keys.compact) {
         match role {
             CompactRole::Omit => {}
             CompactRole::Flatten => {

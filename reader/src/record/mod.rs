@@ -76,6 +76,11 @@ pub enum RecordError {
     /// A `type` this reader does not know; skipped by its size.
     #[error("unknown record type {0}")]
     UnknownType(u32),
+    /// An ENTRY or EXIT of a syscall without a row in the reader's table
+    /// ([`crate::syscall::SYSCALLS`]): it cannot be decoded, so it is
+    /// skipped by its size.
+    #[error("syscall number {0} has no capture table in this reader")]
+    UnknownSyscall(u32),
     /// The record's `cpu` is not the ring's.
     #[error("record claims cpu {claimed}")]
     WrongCpu {
@@ -357,10 +362,14 @@ fn body<'a, T: Pod>(
 /// record's `size`, as framed by [`parse_header`]).
 ///
 /// # Errors
-/// Any [`RecordError`]: framing, unknown type, bad body or item.
+/// Any [`RecordError`]: framing, unknown type or syscall, bad body or item.
 pub fn parse(bytes: &[u8]) -> Result<RecordView<'_>, RecordError> {
     let h = parse_header(bytes, bytes.len() as u64)?;
     let bytes = &bytes[..h.size as usize];
+    let calls_a_known_syscall = crate::syscall::by_nr(h.syscall_nr).is_some();
+    if matches!(h.r#type, abi::RECORD_ENTRY | abi::RECORD_EXIT) && !calls_a_known_syscall {
+        return Err(RecordError::UnknownSyscall(h.syscall_nr));
+    }
     match h.r#type {
         abi::RECORD_ENTRY => {
             let (body, rest): (abi::Entry, _) = body(bytes, &h, "entry")?;
@@ -398,6 +407,9 @@ mod tests {
             r#type: ty,
             hdr_size: 48,
             call_id: 1,
+            // perf_event_open's number: ENTRYs and EXITs of a syscall
+            // without a table do not parse.
+            syscall_nr: 298,
             ..Default::default()
         };
         bytemuck::bytes_of(&h).to_vec()
@@ -436,6 +448,22 @@ mod tests {
         let e = parse(&b).unwrap_err();
         assert_eq!(e, RecordError::UnknownType(9));
         assert!(!e.is_framing());
+    }
+
+    #[test]
+    fn a_call_record_of_a_syscall_without_a_table_is_skipped() {
+        for ty in [abi::RECORD_ENTRY, abi::RECORD_EXIT] {
+            let mut b = header(48, ty);
+            // syscall_nr: 1 (write), which no row of the table has.
+            b[44..48].copy_from_slice(&1u32.to_le_bytes());
+            let e = parse(&b).unwrap_err();
+            assert_eq!(e, RecordError::UnknownSyscall(1));
+            assert!(!e.is_framing());
+            assert_eq!(
+                e.to_string(),
+                "syscall number 1 has no capture table in this reader"
+            );
+        }
     }
 
     #[test]

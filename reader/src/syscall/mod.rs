@@ -4,21 +4,34 @@
 //! argument is, how the reader decodes it ([`ArgDecode`]: the text line,
 //! the JSON line's keys and the filter's fields are built from it), and
 //! what the capture records of it: when (ENTRY or EXIT hook), how, under
-//! which record keys, on which condition. The keys are
-//! those of [`crate::call::CALL_FIELDS`] (a test checks that every rule's
-//! keys exist and that every key has a rule), so the record keys, the
-//! filter's fields ([`crate::filter::fields`]) and the reference page that
-//! `reader describe perf_event_open` builds from this table cannot drift.
+//! which record keys, on which condition. A call's syscall is the row
+//! whose number its records carry ([`by_nr`]); a record with a number no
+//! row has is rejected when it is parsed. The record keys of a call line
+//! ([`crate::call::call_fields`]) are built from its row: the arguments'
+//! fields, and for a captured pointer the keys `arg<N>.*` of
+//! [`CaptureKeys`]. A test checks that every rule's keys exist and that
+//! every key has a rule, so the record keys, the filter's fields
+//! ([`crate::filter::fields`]) and the page cannot drift: [`reference_page`]
+//! builds the page from this table, the call and attr tables and the name
+//! tables. `reader describe perf_event_open` prints it;
+//! `docs/syscalls/perf_event_open.md` is the checked-in copy, and a test
+//! fails when it is stale.
 //!
-//! The table's rows are in their own files (`perf_event_open.rs`).
+//! The table's rows are in their own files (`perf_event_open.rs`; for
+//! tests, `toy.rs`), the page's rendering in `page.rs`.
 
 use std::fmt::Write as _;
+use std::sync::OnceLock;
 
-use crate::call::{Constants, FieldType, Value};
 use crate::decode::names::{self, Names};
+use crate::field::{Constants, FieldType, Value};
 
+mod page;
 mod perf_event_open;
+#[cfg(test)]
+mod toy;
 
+pub use page::reference_page;
 pub use perf_event_open::PERF_EVENT_OPEN;
 
 /// One argument of a syscall, in register order (the row's position is
@@ -40,15 +53,39 @@ pub struct Arg {
     pub decode: ArgDecode,
     /// What it means.
     pub meaning: &'static str,
+    /// How `reader diff` matches it across two runs of a workload.
+    pub compare: Compare,
+}
+
+/// How `reader diff` matches an argument across two runs of the same
+/// workload: what legitimately varies between runs is left out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compare {
+    /// By value.
+    Value,
+    /// By value, except that the caller's own pid or tid (which differ
+    /// between runs) count as one value.
+    OwnPid,
+    /// Only whether it is a file descriptor (>= 0): fd numbers differ
+    /// between runs.
+    IsFd,
+    /// Not at all: an address differs between runs (a captured pointer
+    /// is matched by its pointee instead).
+    Ignored,
 }
 
 /// How the reader decodes an argument word.
 #[derive(Debug, Clone, Copy)]
 pub enum ArgDecode {
-    /// A user pointer whose pointee the capture records: the field holds
+    /// A user pointer to a `struct perf_event_attr` (the one struct the
+    /// reader decodes) whose pointee the capture records: the field holds
     /// the pointer; the text line shows the pointee instead, decoded from
-    /// the capture item (`arg<N>.*` keys).
-    CapturedPointer,
+    /// the capture item (the keys of [`CaptureKeys`]). A syscall has one
+    /// at most.
+    CapturedPointer {
+        /// What the EXIT hook checks of the pointee.
+        exit_checks: &'static [ExitCheck],
+    },
     /// A C `int` (`int`, `pid_t`): the word's low 32 bits, sign-extended,
     /// as the syscall sees them.
     Int,
@@ -75,7 +112,7 @@ impl Arg {
             return Value::Null;
         };
         match self.decode {
-            ArgDecode::CapturedPointer | ArgDecode::Flags { .. } => Value::U64(w),
+            ArgDecode::CapturedPointer { .. } | ArgDecode::Flags { .. } => Value::U64(w),
             ArgDecode::Int => Value::I64(low_i32(w)),
         }
     }
@@ -84,7 +121,7 @@ impl Arg {
     #[must_use]
     pub fn field_type(&self) -> FieldType {
         match self.decode {
-            ArgDecode::CapturedPointer | ArgDecode::Flags { .. } => FieldType::U64,
+            ArgDecode::CapturedPointer { .. } | ArgDecode::Flags { .. } => FieldType::U64,
             ArgDecode::Int => FieldType::I64,
         }
     }
@@ -94,7 +131,7 @@ impl Arg {
     pub fn constants(&self) -> Constants {
         match self.decode {
             ArgDecode::Flags { names, .. } => Constants::Table(names),
-            ArgDecode::CapturedPointer | ArgDecode::Int => Constants::None,
+            ArgDecode::CapturedPointer { .. } | ArgDecode::Int => Constants::None,
         }
     }
 
@@ -107,8 +144,8 @@ impl Arg {
             return;
         };
         match self.decode {
-            ArgDecode::CapturedPointer if w == 0 => out.push_str("NULL"),
-            ArgDecode::CapturedPointer => {
+            ArgDecode::CapturedPointer { .. } if w == 0 => out.push_str("NULL"),
+            ArgDecode::CapturedPointer { .. } => {
                 let _ = write!(out, "{w:#x}");
             }
             ArgDecode::Int => {
@@ -123,13 +160,83 @@ impl Arg {
     #[must_use]
     pub fn decode_doc(&self, index: usize) -> String {
         match self.decode {
-            ArgDecode::CapturedPointer => {
+            ArgDecode::CapturedPointer { .. } => {
                 format!("pointer; its pointee decoded from the capture (`arg{index}.*`)")
             }
             ArgDecode::Int => "C `int`: the low 32 bits, sign-extended".to_owned(),
             ArgDecode::Flags { names_field, .. } => {
                 format!("bit set; by name in `{names_field}`")
             }
+        }
+    }
+}
+
+/// What the EXIT hook checks of a captured struct, besides the return
+/// value: each check adds its record keys to the call line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitCheck {
+    /// After E2BIG, the struct's `size` read back, and whether the kernel
+    /// wrote it (`required_size`, `size_written`).
+    SizeWriteBack,
+    /// The kernel's own copy compared with the capture (`attr_copied`,
+    /// `double_fetch`, `kernel_attr`).
+    DoubleFetch,
+}
+
+/// The record keys of a captured pointer's pointee, `arg<N>.<name>` for
+/// argument N: the capture's (status, sizes), the decoded struct's and
+/// those of the EXIT's checks ([`ExitCheck`]).
+#[derive(Debug)]
+pub struct CaptureKeys {
+    /// The argument's index (its capture item's `arg`).
+    pub index: usize,
+    /// How the capture went (`ANTINOMIE_STATUS_*` by name).
+    pub status: &'static str,
+    /// The capture flags by name.
+    pub capture_flags: &'static str,
+    /// The struct's size field as read at entry.
+    pub declared_size: &'static str,
+    /// Bytes captured.
+    pub copied_len: &'static str,
+    /// Where a read faulted.
+    pub fault_offset: &'static str,
+    /// The decoded struct: an object of its members.
+    pub decoded: &'static str,
+    /// Its symbolic members by name.
+    pub decoded_names: &'static str,
+    /// [`ExitCheck::SizeWriteBack`]: `size` read back.
+    pub required_size: &'static str,
+    /// [`ExitCheck::SizeWriteBack`]: whether the kernel wrote it.
+    pub size_written: &'static str,
+    /// [`ExitCheck::DoubleFetch`]: whether the kernel read the struct.
+    pub attr_copied: &'static str,
+    /// [`ExitCheck::DoubleFetch`]: whether its copy differs.
+    pub double_fetch: &'static str,
+    /// [`ExitCheck::DoubleFetch`]: the kernel's copy when it differs.
+    pub kernel_attr: &'static str,
+}
+
+impl CaptureKeys {
+    fn of(index: usize) -> Self {
+        // Made once per syscall (a [`PerSyscall`]), and kept for the
+        // program's life like the table they come from.
+        let key = |name: &str| -> &'static str {
+            Box::leak(format!("arg{index}.{name}").into_boxed_str())
+        };
+        CaptureKeys {
+            index,
+            status: key("status"),
+            capture_flags: key("capture_flags"),
+            declared_size: key("declared_size"),
+            copied_len: key("copied_len"),
+            fault_offset: key("fault_offset"),
+            decoded: key("perf_event_attr"),
+            decoded_names: key("perf_event_attr_names"),
+            required_size: key("required_size"),
+            size_written: key("size_written"),
+            attr_copied: key("attr_copied"),
+            double_fetch: key("double_fetch"),
+            kernel_attr: key("kernel_attr"),
         }
     }
 }
@@ -229,8 +336,56 @@ pub struct Syscall {
     pub examples: &'static [(&'static str, &'static str)],
 }
 
+impl Syscall {
+    /// Whether a record's `syscall_nr` is this syscall's: its x86-64
+    /// number, its ia32 number or its x32 one (the x86-64 number with
+    /// [`X32_SYSCALL_BIT`]), as `syscall_get_nr()` reports them unmasked.
+    /// The number alone tells: a test checks that no number belongs to two
+    /// rows.
+    #[must_use]
+    pub fn has_nr(&self, nr: u32) -> bool {
+        nr == self.nr || nr == self.compat_nr || nr == self.nr | X32_SYSCALL_BIT
+    }
+
+    /// Its captured pointer argument: the index and keys of the one
+    /// argument decoded as [`ArgDecode::CapturedPointer`], if any.
+    #[must_use]
+    pub fn capture_keys(&'static self) -> Option<&'static CaptureKeys> {
+        static KEYS: PerSyscall<Option<CaptureKeys>> = PerSyscall::new(|sc| {
+            sc.args
+                .iter()
+                .position(|a| matches!(a.decode, ArgDecode::CapturedPointer { .. }))
+                .map(CaptureKeys::of)
+        });
+        KEYS.get(self).as_ref()
+    }
+
+    /// What the EXIT hook checks of its captured pointer's pointee (none
+    /// without one).
+    #[must_use]
+    pub fn exit_checks(&self) -> &'static [ExitCheck] {
+        self.args
+            .iter()
+            .find_map(|a| match a.decode {
+                ArgDecode::CapturedPointer { exit_checks } => Some(exit_checks),
+                _ => None,
+            })
+            .unwrap_or(&[])
+    }
+}
+
+/// `__X32_SYSCALL_BIT`: set in the number of a call through the x32
+/// entry.
+pub const X32_SYSCALL_BIT: u32 = 0x4000_0000;
+
 /// Every syscall with a capture table.
+#[cfg(not(test))]
 pub static SYSCALLS: &[&Syscall] = &[&PERF_EVENT_OPEN];
+
+/// Every syscall with a capture table, and the toy one whose test proves
+/// that a row is all the reader needs to show a syscall.
+#[cfg(test)]
+pub static SYSCALLS: &[&Syscall] = &[&PERF_EVENT_OPEN, &toy::TOY];
 
 /// The syscall with this name.
 #[must_use]
@@ -238,69 +393,114 @@ pub fn syscall(name: &str) -> Option<&'static Syscall> {
     SYSCALLS.iter().copied().find(|s| s.name == name)
 }
 
+/// The syscall a record's `syscall_nr` names ([`Syscall::has_nr`]).
+#[must_use]
+pub fn by_nr(nr: u32) -> Option<&'static Syscall> {
+    SYSCALLS.iter().copied().find(|s| s.has_nr(nr))
+}
+
+/// Something made once for each syscall of [`SYSCALLS`], on first use:
+/// what the reader derives from a row (its record keys, the JSON
+/// writer's pre-quoted keys).
+pub struct PerSyscall<T> {
+    make: fn(&'static Syscall) -> T,
+    made: OnceLock<Vec<T>>,
+}
+
+impl<T> PerSyscall<T> {
+    /// Made by `make` from each row.
+    pub const fn new(make: fn(&'static Syscall) -> T) -> Self {
+        PerSyscall {
+            make,
+            made: OnceLock::new(),
+        }
+    }
+
+    /// What was made of `sc`.
+    ///
+    /// # Panics
+    /// When `sc` is not a row of [`SYSCALLS`]: every [`Syscall`] the
+    /// reader hands out is one ([`by_nr`], [`syscall`]).
+    pub fn get(&self, sc: &Syscall) -> &T {
+        let at = SYSCALLS
+            .iter()
+            .position(|s| std::ptr::eq(*s, sc))
+            .unwrap_or_else(|| panic!("{} is not a row of SYSCALLS", sc.name));
+        &self
+            .made
+            .get_or_init(|| SYSCALLS.iter().map(|s| (self.make)(s)).collect())[at]
+    }
+}
+
+impl<T> std::fmt::Debug for PerSyscall<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PerSyscall").finish_non_exhaustive()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::HashSet;
 
     use super::*;
-    use crate::call::{call_field, CALL_FIELDS};
     use crate::decode::errno_by_name;
-    use crate::filter::field;
 
     #[test]
-    fn the_call_keys_of_the_arguments_come_from_the_table() {
-        for (i, a) in PERF_EVENT_OPEN.args.iter().enumerate() {
-            let at = CALL_FIELDS.iter().position(|f| f.key == a.field).unwrap();
-            let f = &CALL_FIELDS[at];
-            assert_eq!(f.ty, a.field_type(), "{}", a.field);
-            assert_eq!(f.doc, a.field_doc);
-            if let ArgDecode::Flags { names_field, .. } = a.decode {
-                assert_eq!(CALL_FIELDS[at + 1].key, names_field);
-                assert!(matches!(f.constants, crate::call::Constants::Table(_)));
-            }
-            // The field decodes the word as the rule says.
-            let word = 0xffff_ffff_8000_0001u64;
-            match (a.decode, a.value(Some(word))) {
-                (ArgDecode::Int, Value::I64(v)) => assert_eq!(v, -0x7fff_ffff, "{i}"),
-                (ArgDecode::CapturedPointer | ArgDecode::Flags { .. }, Value::U64(v)) => {
-                    assert_eq!(v, word);
-                }
-                (d, v) => panic!("{}: {d:?} gave {v:?}", a.field),
+    fn every_number_names_one_row() {
+        let mut seen = HashSet::new();
+        for sc in SYSCALLS {
+            for nr in [sc.nr, sc.compat_nr, sc.nr | X32_SYSCALL_BIT] {
+                assert!(seen.insert(nr), "{}: {nr} is another row's", sc.name);
+                assert!(std::ptr::eq(by_nr(nr).unwrap(), *sc), "{nr}");
             }
         }
+        assert!(by_nr(0).is_none());
+        assert_eq!(by_nr(298).unwrap().name, "perf_event_open");
+        assert_eq!(by_nr(0x4000_012a).unwrap().name, "perf_event_open");
     }
 
     #[test]
-    fn every_rule_names_real_keys_and_every_key_has_a_rule() {
+    fn a_row_has_one_captured_pointer_at_most_and_real_errnos() {
         for sc in SYSCALLS {
-            let mut covered = HashSet::new();
-            for c in sc.captures {
-                for &k in c.keys {
-                    if k == "args.attr_uptr.<member>" {
-                        continue;
-                    }
-                    assert!(call_field(k).is_some(), "{}: no record key {k}", sc.name);
-                    assert!(covered.insert(k), "{}: {k} has two rules", sc.name);
-                }
-            }
-            for f in CALL_FIELDS.iter() {
-                assert!(
-                    covered.contains(f.key),
-                    "{}: no capture rule for {}",
-                    sc.name,
-                    f.key
-                );
-            }
-            for (i, a) in sc.args.iter().enumerate() {
-                assert!(field(a.field).is_some(), "{}", a.field);
-                assert!(field(&format!("args.{i}")).is_some());
-            }
+            let pointers = sc
+                .args
+                .iter()
+                .filter(|a| matches!(a.decode, ArgDecode::CapturedPointer { .. }))
+                .count();
+            assert!(pointers <= 1, "{}", sc.name);
+            assert_eq!(sc.capture_keys().is_some(), pointers == 1, "{}", sc.name);
+            assert!(sc.args.len() <= 6, "{}", sc.name);
             for e in sc.errors {
                 assert!(errno_by_name(e.errno).is_some(), "{}", e.errno);
             }
-            for (f, _) in sc.examples {
-                crate::filter::Filter::parse(f).unwrap_or_else(|e| panic!("{f}: {e}"));
-            }
         }
+        let keys = PERF_EVENT_OPEN.capture_keys().unwrap();
+        assert_eq!((keys.index, keys.status), (0, "arg0.status"));
+        assert_eq!(keys.decoded, "arg0.perf_event_attr");
+    }
+
+    #[test]
+    fn the_page_has_every_section_and_field() {
+        let page = reference_page("perf_event_open").unwrap();
+        for section in [
+            "## Synopsis",
+            "## Arguments",
+            "## Return value",
+            "## Common errors",
+            "## What Antinomie captures",
+            "## Capture statuses",
+            "## Filter fields",
+            "## Constants",
+            "## Known gaps",
+        ] {
+            assert!(page.contains(section), "{section}");
+        }
+        assert!(page.contains("| number | 298 on x86-64"));
+        assert!(page.contains("`__x64_sys_perf_event_open`"));
+        assert!(page.contains("| `E2BIG` (7) | -7 |"));
+        for f in crate::filter::fields_of(&PERF_EVENT_OPEN) {
+            assert!(page.contains(&format!("| `{}` |", f.key)), "{}", f.key);
+        }
+        assert!(reference_page("open").is_none());
     }
 }

@@ -1,6 +1,6 @@
 //! The capture table of `perf_event_open(2)`.
 
-use super::{Arg, ArgDecode, Capture, ErrorCase, Syscall, When};
+use super::{Arg, ArgDecode, Capture, Compare, ErrorCase, ExitCheck, Syscall, When};
 use crate::decode::names;
 
 /// `perf_event_open(2)` on the pinned Linux 6.12.94.
@@ -21,8 +21,11 @@ pub static PERF_EVENT_OPEN: Syscall = Syscall {
             register: "rdi",
             field: "args.attr_uptr",
             field_doc: "argument 0: the user pointer to struct perf_event_attr",
-            decode: ArgDecode::CapturedPointer,
+            decode: ArgDecode::CapturedPointer {
+                exit_checks: &[ExitCheck::SizeWriteBack, ExitCheck::DoubleFetch],
+            },
             meaning: "the event to open: a `struct perf_event_attr` whose own `size` field (u32 at offset 4) says how long it is (0 means 64, `PERF_ATTR_SIZE_VER0`; the pinned kernel knows 136, `PERF_ATTR_SIZE_VER8`)",
+            compare: Compare::Ignored,
         },
         Arg {
             name: "pid",
@@ -32,6 +35,7 @@ pub static PERF_EVENT_OPEN: Syscall = Syscall {
             field_doc: "argument 1 as the syscall's int: 0 this task, -1 any, else a pid (or cgroup fd)",
             decode: ArgDecode::Int,
             meaning: "the task to measure: 0 the caller, -1 any task (needs `cpu` >= 0), else a pid in the caller's pid namespace; with `PERF_FLAG_PID_CGROUP`, a cgroup directory fd",
+            compare: Compare::OwnPid,
         },
         Arg {
             name: "cpu",
@@ -41,6 +45,7 @@ pub static PERF_EVENT_OPEN: Syscall = Syscall {
             field_doc: "argument 2 as the syscall's int: -1 any CPU",
             decode: ArgDecode::Int,
             meaning: "the CPU to measure on, or -1 for any CPU the task runs on",
+            compare: Compare::Value,
         },
         Arg {
             name: "group_fd",
@@ -50,6 +55,7 @@ pub static PERF_EVENT_OPEN: Syscall = Syscall {
             field_doc: "argument 3 as the syscall's int: the group leader's fd, or -1",
             decode: ArgDecode::Int,
             meaning: "the fd of the group leader to join, or -1 to start a new group",
+            compare: Compare::IsFd,
         },
         Arg {
             name: "flags",
@@ -64,6 +70,7 @@ pub static PERF_EVENT_OPEN: Syscall = Syscall {
                 names_doc: "args.flags by name, unknown bits in hex",
             },
             meaning: "`PERF_FLAG_FD_NO_GROUP`, `PERF_FLAG_FD_OUTPUT`, `PERF_FLAG_PID_CGROUP`, `PERF_FLAG_FD_CLOEXEC`; any other bit fails with EINVAL before the attr is read",
+            compare: Compare::Value,
         },
     ],
     returns: "A new file descriptor (>= 0) on success. On failure the kernel returns a negative errno in `rax`, and Antinomie records that raw value: `ret == -22` (`ret == -EINVAL`), with `syscall.errno == 22` (`syscall.errno == EINVAL`) and `syscall.success == false`; libc's `syscall()` would return -1 and set `errno` instead. The kernel never writes the user's attr on success; on E2BIG from its size checks it writes 136 into `attr_uptr->size`.",

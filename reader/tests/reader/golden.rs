@@ -11,10 +11,11 @@
 
 use std::path::Path;
 
-use antinomie_reader::call::{CALL_FIELDS, COMPACT_ATTR_KEY, COMPACT_OMITTED};
+use antinomie_reader::call::{call_fields, compact_omitted};
 use antinomie_reader::decode::{PmuTypes, ATTR_KEY_PREFIX, ATTR_MEMBERS};
 use antinomie_reader::filter;
 use antinomie_reader::output::{Format, JsonSchema};
+use antinomie_reader::syscall::{self, Syscall};
 use antinomie_reader::trace;
 
 use crate::support::{
@@ -96,10 +97,15 @@ fn check_compact_attr(
     }
 }
 
+/// The row of the golden inputs' calls.
+fn perf_event_open() -> &'static Syscall {
+    syscall::syscall("perf_event_open").unwrap()
+}
+
 /// The compact schema against the full one, call by call, on every golden
 /// input: each key of a compact line is a filter field name with the full
 /// line's value; each full key left out is null, one of
-/// `COMPACT_OMITTED` (whose source key is there when it is non-null), or
+/// `compact_omitted` (whose source key is there when it is non-null), or
 /// an attr member that is zero.
 #[test]
 fn compact_json_leaves_out_only_what_is_null_zero_or_duplicated() {
@@ -108,6 +114,7 @@ fn compact_json_leaves_out_only_what_is_null_zero_or_duplicated() {
         dirs.extend(guest.map(|e| e.unwrap().path()).filter(|p| p.is_dir()));
     }
     let mut attr_members_left_out = 0;
+    let attr_key = perf_event_open().capture_keys().unwrap().decoded;
     for dir in dirs {
         let images = read_images(&dir);
         let full = show_images_json(&images, JsonSchema::Full, &PmuTypes::none());
@@ -123,7 +130,7 @@ fn compact_json_leaves_out_only_what_is_null_zero_or_duplicated() {
                 continue;
             }
             let (f, c) = (f.as_object().unwrap(), c.as_object().unwrap());
-            let full_attr = f[COMPACT_ATTR_KEY].as_object();
+            let full_attr = f[attr_key].as_object();
             let mut flat_attr = serde_json::Map::new();
             for (k, v) in c {
                 assert!(filter::field(k).is_some(), "{at}: {k} is no filter field");
@@ -140,15 +147,15 @@ fn compact_json_leaves_out_only_what_is_null_zero_or_duplicated() {
             check_compact_attr(&at, &flat_attr, full_attr);
             attr_members_left_out += full_attr.map_or(0, |a| a.len() - flat_attr.len());
             for (k, v) in f {
-                if c.contains_key(k) || v.is_null() || k == COMPACT_ATTR_KEY {
+                if c.contains_key(k) || v.is_null() || k == attr_key {
                     continue;
                 }
-                let (_, source) = COMPACT_OMITTED
+                let (_, source) = compact_omitted(perf_event_open())
                     .iter()
                     .find(|(omitted, _)| omitted == k)
                     .unwrap_or_else(|| panic!("{at}: {k} = {v} left out"));
                 assert!(
-                    c.contains_key(*source) || *source == COMPACT_ATTR_KEY,
+                    c.contains_key(*source) || *source == attr_key,
                     "{at}: {k} left out, and {source} too"
                 );
             }
@@ -161,7 +168,10 @@ fn compact_json_leaves_out_only_what_is_null_zero_or_duplicated() {
 #[test]
 fn json_keys_are_stable_and_in_order() {
     let (out, _) = show_images(&scenario_images(), Format::Json, &PmuTypes::none());
-    let call_keys: Vec<&str> = CALL_FIELDS.iter().map(|f| f.key).collect();
+    let call_keys: Vec<&str> = call_fields(perf_event_open())
+        .iter()
+        .map(|f| f.key)
+        .collect();
     for line in out.lines() {
         let v: serde_json::Value = serde_json::from_str(line).unwrap();
         let obj = v.as_object().unwrap();
@@ -183,7 +193,7 @@ fn json_keys_are_stable_and_in_order() {
             other => panic!("event {other}"),
         }
     }
-    // The first call: every key a call line must have is there.
+    // The first call: every key the documented schema promises by name.
     let first: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
     for key in [
         "args.0",

@@ -143,6 +143,12 @@ fn corrupt_records_are_reported_with_cpu_and_offset() {
             Box::new(|r| r[4..8].copy_from_slice(&77u32.to_le_bytes())),
             false,
         ),
+        // a syscall number the table has no row for (1, write): skipped
+        (
+            "unknown syscall",
+            Box::new(|r| r[44..48].copy_from_slice(&1u32.to_le_bytes())),
+            false,
+        ),
         // a capture item running past the record: skipped
         (
             "item overrun",

@@ -58,7 +58,7 @@ fn side_json(side: Option<(usize, &DiffCall)>, thread: Option<(i64, i64)>) -> Va
         return Value::Null;
     };
     let o = &c.outcome;
-    json!({
+    let mut side = json!({
         "index": index,
         "pid": thread.map(|t| t.0),
         "tid": thread.map(|t| t.1),
@@ -69,13 +69,17 @@ fn side_json(side: Option<(usize, &DiffCall)>, thread: Option<(i64, i64)>) -> Va
         "ret": o.ret,
         "syscall.errno": o.errno,
         "syscall.errno_name": o.errno_name,
-        "arg0.required_size": o.required_size,
-        "arg0.size_written": o.size_written,
-        "arg0.status": o.status,
-        "arg0.fault_offset": o.fault_offset,
-        "arg0.double_fetch": o.double_fetch,
         "syscall.duration_ns": o.duration_ns,
-    })
+    });
+    // The captured pointer's keys, as its syscall's row names them.
+    if let Some(k) = c.capture_keys {
+        side[k.required_size] = json!(o.required_size);
+        side[k.size_written] = json!(o.size_written);
+        side[k.status] = json!(o.status);
+        side[k.fault_offset] = json!(o.fault_offset);
+        side[k.double_fetch] = json!(o.double_fetch);
+    }
+    side
 }
 
 fn thread_label(d: &Difference<'_>) -> String {

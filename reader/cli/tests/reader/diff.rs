@@ -187,6 +187,12 @@ fn a_changed_result_is_that_call_only() {
     assert_eq!(x["b"]["index"], 3);
     assert_eq!(x["a"]["syscall.errno_name"], Value::Null);
     assert_eq!(x["b"]["syscall.errno_name"], "E2BIG");
+    // The captured attr's keys, as the table names them.
+    assert_eq!(x["a"]["arg0.required_size"], Value::Null);
+    assert_eq!(x["b"]["arg0.required_size"], 136);
+    assert_eq!(x["b"]["arg0.size_written"], true);
+    assert_eq!(x["b"]["arg0.status"], x["a"]["arg0.status"]);
+    assert!(x["b"]["arg0.status"].is_string());
     let kinds = &d.summary["differences"];
     assert_eq!(kinds["ret"], 1);
     assert_eq!(kinds["required_size"], 1);
@@ -340,6 +346,19 @@ fn bad_input_exits_2() {
     let d = diff(&a, &garbage, &[]);
     assert_eq!(d.code, Some(2));
     assert!(d.stderr.contains("garbage:1"), "{}", d.stderr);
+    // A call of a syscall the table has no row for (1, write).
+    let mut other = run(100, &[100], 2);
+    other[1]["syscall.nr"] = json!(1);
+    let other = tmp.write("other.jsonl", &other);
+    let d = diff(&a, &other, &[]);
+    assert_eq!(d.code, Some(2));
+    assert!(
+        d.stderr.contains(
+            "other.jsonl:2: a call line of syscall number 1, which this reader has no capture table for"
+        ),
+        "{}",
+        d.stderr
+    );
 }
 
 /// `reader diff` reads the full schema: a compact run (`reader show

@@ -67,7 +67,7 @@ pub(super) fn compatible(op: CmpOp, sym: &str, a: &Typed, b: &Typed) -> Result<E
     let whole = a.span.to(b.span);
     for t in [a, b] {
         if t.kind == VKind::Object {
-            let key = t.field.map_or("arg0.perf_event_attr", |f| f.key.as_str());
+            let key = t.field.map_or(t.text.as_str(), |f| f.key.as_str());
             return Err(err(
                 ErrorKind::TypeMismatch,
                 t.span,

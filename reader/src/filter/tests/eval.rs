@@ -3,9 +3,24 @@
 use antinomie_abi as abi;
 
 use super::super::*;
-use crate::call::{CallState, CALL_FIELDS};
+use crate::call::{call_fields, CallState};
 use crate::decode::{member, ATTR_MEMBERS};
 use crate::record::{CaptureData, EntryRecord, ExitRecord};
+use crate::syscall::SYSCALLS;
+
+/// A record header of `perf_event_open` (its x86-64 number, 298).
+const CALL_HEADER: abi::RecordHeader = abi::RecordHeader {
+    size: 0,
+    r#type: 0,
+    hdr_size: 0,
+    flags: 0,
+    call_id: 0,
+    time_ns: 0,
+    pid: 0,
+    tid: 0,
+    cpu: 0,
+    syscall_nr: 298,
+};
 
 /// A complete call: a VER8 software attr edited by `edit`, `flags`, `ret`.
 fn call(edit: impl Fn(&mut Vec<u8>), flags: u64, ret: i64) -> Call {
@@ -22,7 +37,7 @@ fn call_captured(edit: impl Fn(&mut Vec<u8>), captured: usize, flags: u64, ret: 
     Call {
         call_id: 1,
         entry: Some(EntryRecord::new(
-            abi::RecordHeader::default(),
+            CALL_HEADER,
             [0x1000, 0, u64::MAX, u64::MAX, flags, 0],
             &[CaptureData {
                 header: abi::Capture {
@@ -36,7 +51,7 @@ fn call_captured(edit: impl Fn(&mut Vec<u8>), captured: usize, flags: u64, ret: 
             }],
         )),
         exit: Some(ExitRecord::new(
-            abi::RecordHeader::default(),
+            CALL_HEADER,
             abi::Exit {
                 ret,
                 duration_ns: 1500,
@@ -281,12 +296,22 @@ fn absent_values_make_every_comparison_false() {
 #[test]
 fn the_field_list_is_the_tables() {
     let all = fields();
-    assert_eq!(all.len(), CALL_FIELDS.len() + ATTR_MEMBERS.len());
-    for (f, cf) in all.iter().zip(CALL_FIELDS.iter()) {
-        assert_eq!(f.key, cf.key);
-        assert!(std::ptr::eq(field(cf.key).unwrap(), f));
+    // Each syscall's keys (the first one's in its order), then the attr
+    // members.
+    let mut keys: Vec<&str> = Vec::new();
+    for sc in SYSCALLS {
+        for cf in call_fields(sc) {
+            if !keys.contains(&cf.key) {
+                keys.push(cf.key);
+            }
+        }
     }
-    for (f, m) in all[CALL_FIELDS.len()..].iter().zip(ATTR_MEMBERS) {
+    assert_eq!(all.len(), keys.len() + ATTR_MEMBERS.len());
+    for (f, key) in all.iter().zip(&keys) {
+        assert_eq!(f.key, *key);
+        assert!(std::ptr::eq(field(key).unwrap(), f));
+    }
+    for (f, m) in all[keys.len()..].iter().zip(ATTR_MEMBERS) {
         assert_eq!(f.key, format!("args.attr_uptr.{}", m.name));
         assert!(std::ptr::eq(field(&f.key).unwrap(), f));
         assert!(f.presence().is_some());

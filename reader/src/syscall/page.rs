@@ -1,17 +1,14 @@
-//! `reader describe`: the reference page of a syscall (Markdown), built
-//! from the library's tables: the syscall's capture table
-//! ([`antinomie_reader::syscall`]), the call and attr tables and the name
-//! tables. `docs/syscalls/perf_event_open.md` is the checked-in copy, and
-//! a test fails when it is stale.
+//! The reference page of a syscall, built from its capture table, the
+//! call and attr tables and the name tables.
 
 use std::collections::HashSet;
 use std::fmt::Write as _;
 
-use antinomie_reader::call::{CAPTURE_FLAGS, CAPTURE_STATUS, CAPTURE_STATUS_DOC};
-use antinomie_reader::decode::errno_by_name;
-use antinomie_reader::decode::names::{self, Names};
-use antinomie_reader::filter::{fields, is_bit_table, ConstSet, Type};
-use antinomie_reader::syscall::{syscall, Syscall};
+use super::{syscall, CaptureKeys, Syscall};
+use crate::decode::errno_by_name;
+use crate::decode::names::{self, Names};
+use crate::field::{CAPTURE_FLAGS, CAPTURE_STATUS, CAPTURE_STATUS_DOC, FAULT_OFFSET_KEY};
+use crate::filter::{fields_of, is_bit_table, ConstSet, Field, Type};
 
 /// A Markdown table cell: `|` escaped, newlines joined.
 fn cell(s: &str) -> String {
@@ -24,12 +21,13 @@ fn code(s: &str) -> String {
 
 /// The reference page of syscall `name` (Markdown), or `None` for a
 /// syscall without a capture table.
-pub(crate) fn reference_page(name: &str) -> Option<String> {
+#[must_use]
+pub fn reference_page(name: &str) -> Option<String> {
     syscall(name).map(page)
 }
 
 #[allow(clippy::too_many_lines)]
-fn page(sc: &Syscall) -> String {
+fn page(sc: &'static Syscall) -> String {
     let mut s = String::new();
     let w = &mut s;
     let _ = writeln!(
@@ -115,31 +113,13 @@ fn page(sc: &Syscall) -> String {
     }
     let _ = writeln!(w);
 
-    let _ = writeln!(w, "## Capture statuses\n");
-    let _ = writeln!(
-        w,
-        "`arg0.status`, how reading `*attr_uptr` at Entry went (`ANTINOMIE_STATUS_*`):\n"
-    );
-    let _ = writeln!(w, "| status | value | meaning |\n|---|---|---|");
-    for &(value, name) in CAPTURE_STATUS {
-        let doc = CAPTURE_STATUS_DOC
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map_or("", |(_, d)| d);
-        let _ = writeln!(w, "| `{name}` | {value} | {} |", cell(doc));
+    if let Some(keys) = sc.capture_keys() {
+        capture_statuses(w, sc.args[keys.index].name, keys);
     }
-    let _ = writeln!(
-        w,
-        "\n`arg0.capture_flags` (`ANTINOMIE_CAPTURE_F_*`): {}.\n",
-        CAPTURE_FLAGS
-            .iter()
-            .map(|(v, n)| format!("`{n}` ({v:#x})"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
 
-    filter_fields(w);
-    constants(w);
+    let fields = fields_of(sc);
+    filter_fields(w, &fields);
+    constants(w, &fields);
 
     let _ = writeln!(w, "## Filter examples\n");
     let _ = writeln!(w, "| filter | selects |\n|---|---|");
@@ -155,8 +135,37 @@ fn page(sc: &Syscall) -> String {
     s
 }
 
-fn filter_fields(w: &mut String) {
-    let all = fields();
+/// The capture statuses of the captured pointer `arg`, whose keys are
+/// `keys`.
+fn capture_statuses(w: &mut String, arg: &str, keys: &CaptureKeys) {
+    let _ = writeln!(w, "## Capture statuses\n");
+    let _ = writeln!(
+        w,
+        "`{}`, how reading `*{arg}` at Entry went (`ANTINOMIE_STATUS_*`):\n",
+        keys.status
+    );
+    let _ = writeln!(w, "| status | value | meaning |\n|---|---|---|");
+    for &(value, name) in CAPTURE_STATUS {
+        let doc = CAPTURE_STATUS_DOC
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map_or("", |(_, d)| d)
+            .replace(FAULT_OFFSET_KEY, keys.fault_offset);
+        let _ = writeln!(w, "| `{name}` | {value} | {} |", cell(&doc));
+    }
+    let _ = writeln!(
+        w,
+        "\n`{}` (`ANTINOMIE_CAPTURE_F_*`): {}.\n",
+        keys.capture_flags,
+        CAPTURE_FLAGS
+            .iter()
+            .map(|(v, n)| format!("`{n}` ({v:#x})"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+}
+
+fn filter_fields(w: &mut String, all: &[&Field]) {
     let calls: Vec<_> = all.iter().filter(|f| f.member().is_none()).collect();
     let members: Vec<_> = all.iter().filter(|f| f.member().is_some()).collect();
     let _ = writeln!(
@@ -249,7 +258,7 @@ fn tables_of(c: ConstSet) -> Vec<(Names, &'static str)> {
 }
 
 /// The name tables the fields use, in full (errno names excepted).
-fn constants(w: &mut String) {
+fn constants(w: &mut String, fields: &[&Field]) {
     let _ = writeln!(
         w,
         "## Constants\n\n\
@@ -259,18 +268,23 @@ fn constants(w: &mut String) {
          is `type == PERF_TYPE_SOFTWARE && config == 0`; a `PERF_COUNT_HW_*` name matches the low \
          32 bits of a hardware config, a `PERF_COUNT_HW_CACHE_*` name its byte of a cache config.\n"
     );
-    let mut seen: HashSet<*const (u64, &str)> = HashSet::new();
-    for f in fields() {
+    // A table is listed once for the call keys and once for the attr
+    // members that use it (`PERF_ATTR_SIZE_VER*`: the sizes, and the
+    // attr's `size`), each list with its own fields.
+    let mut seen: HashSet<(*const (u64, &str), bool)> = HashSet::new();
+    for f in fields {
+        let member = f.member().is_some();
         for (t, label) in tables_of(f.constants) {
-            if !seen.insert(t.as_ptr()) {
+            if !seen.insert((t.as_ptr(), member)) {
                 continue;
             }
-            let users: Vec<String> = fields()
+            let users: Vec<String> = fields
                 .iter()
                 .filter(|g| {
-                    tables_of(g.constants)
-                        .iter()
-                        .any(|(u, _)| std::ptr::eq(u.as_ptr(), t.as_ptr()))
+                    g.member().is_some() == member
+                        && tables_of(g.constants)
+                            .iter()
+                            .any(|(u, _)| std::ptr::eq(u.as_ptr(), t.as_ptr()))
                 })
                 .map(|g| format!("`{}`", g.key))
                 .collect();
@@ -290,36 +304,4 @@ fn constants(w: &mut String) {
         }
     }
     let _ = writeln!(w);
-}
-
-#[cfg(test)]
-mod tests {
-    use antinomie_reader::filter::fields;
-
-    use super::reference_page;
-
-    #[test]
-    fn the_page_has_every_section_and_field() {
-        let page = reference_page("perf_event_open").unwrap();
-        for section in [
-            "## Synopsis",
-            "## Arguments",
-            "## Return value",
-            "## Common errors",
-            "## What Antinomie captures",
-            "## Capture statuses",
-            "## Filter fields",
-            "## Constants",
-            "## Known gaps",
-        ] {
-            assert!(page.contains(section), "{section}");
-        }
-        assert!(page.contains("| number | 298 on x86-64"));
-        assert!(page.contains("`__x64_sys_perf_event_open`"));
-        assert!(page.contains("| `E2BIG` (7) | -7 |"));
-        for f in fields() {
-            assert!(page.contains(&format!("| `{}` |", f.key)), "{}", f.key);
-        }
-        assert!(reference_page("open").is_none());
-    }
 }
