@@ -33,13 +33,9 @@
 //! gives it; the workload call behind each is found by the tag it puts in
 //! argument word 5, or for an entry-lost call by thread and result).
 
-#[path = "filters/checks.rs"]
 mod checks;
-#[path = "filters/field_cases.rs"]
 mod field_cases;
-#[path = "filters/ground_truth.rs"]
 mod ground_truth;
-#[path = "filters/scenario_cases.rs"]
 mod scenario_cases;
 
 use std::collections::BTreeSet;
