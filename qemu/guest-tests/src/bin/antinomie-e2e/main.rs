@@ -104,11 +104,11 @@ enum Cmd {
         /// The output of `reader --follow --format json --filter EXPR`.
         #[arg(long, requires = "live_filter")]
         live: Option<PathBuf>,
-        /// The EXPR of --live: one of the cases.
+        /// The EXPR of --live: one of the scenario cases.
         #[arg(long, requires = "live")]
         live_filter: Option<String>,
         /// The trace is a stalled reader's: LOST records and half calls
-        /// are allowed (the cases are not run).
+        /// are allowed (the scenario cases are not run).
         #[arg(long, conflicts_with = "live")]
         lossy: bool,
         /// Where sysfs is mounted (dynamic PMU types).

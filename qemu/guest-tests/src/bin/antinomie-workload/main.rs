@@ -13,7 +13,7 @@
 //!
 //! `smoke`: four calls, checked with `--check` against Linux 6.12.94.
 //! The end-to-end scripts (`e2e.rs`) log more per call, for the
-//! comparator `antinomie-e2e`: `e2e` is the case list (sizes, faults,
+//! comparator `antinomie-e2e`: `e2e` is the full case list (sizes, faults,
 //! flags, groups, `FD_CLOEXEC`, an `E2BIG` from `perf_event_validate_size()`
 //! with a 681-sibling group, a double fetch made with userfaultfd, pinned
 //! threads on every CPU); `e2e-small` is the same without the big group and
