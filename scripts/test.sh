@@ -2,7 +2,7 @@
 # Run the tests of Antinomie, from whatever state the machine is in. Three
 # tiers, each a superset of the one before:
 #
-#   --host   install the host packages; cargo fmt, clippy and test (with
+#   --host   install the host packages; cargo fmt, clippy, test and doc (with
 #            the attr table checked against the pinned tree's uapi
 #            header); the shell scripts, linted; the word check; the
 #            kernel series (apply, export, checkpatch) and every kernel
@@ -111,6 +111,8 @@ step "host packages" scripts/install-deps.sh
 step "cargo fmt --check" cargo fmt --all --check
 step "cargo clippy -D warnings" cargo clippy --workspace --all-targets --locked -- -D warnings
 step "cargo test (attr table against the pinned uapi header)" cargo_test
+step "cargo doc: the crates' documentation builds without warnings" \
+	env RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
 step "shellcheck" scripts/check-shell.sh
 step "word check: a planted word fails it" scripts/tests/check-words.sh
 step "word check: no words about how the project is developed" scripts/check-words.sh
