@@ -367,7 +367,7 @@ impl fmt::Display for Loss {
                 }
                 write!(
                     f,
-                    "at least {} records lost (final counters unknown for cpu {}: only their LOST records count)",
+                    "at least {} records lost (final counters unknown for cpu {}: there only LOST records count)",
                     self.lost,
                     cpus.join(", ")
                 )

@@ -168,7 +168,7 @@ fn without_done_frames_the_loss_is_a_lower_bound() {
     );
     assert_eq!(
         total.to_string(),
-        "96 records consumed, at least 1 records lost (final counters unknown for cpu 0, 1, 2, 3: only their LOST records count)"
+        "96 records consumed, at least 1 records lost (final counters unknown for cpu 0, 1, 2, 3: there only LOST records count)"
     );
 
     let mut sink = Discard;
@@ -182,7 +182,7 @@ fn without_done_frames_the_loss_is_a_lower_bound() {
         text.lines()
             .next()
             .unwrap()
-            .ends_with("; 96 records consumed, at least 1 records lost (final counters unknown for cpu 0, 1, 2, 3: only their LOST records count)"),
+            .ends_with("; 96 records consumed, at least 1 records lost (final counters unknown for cpu 0, 1, 2, 3: there only LOST records count)"),
         "{text}"
     );
 }
