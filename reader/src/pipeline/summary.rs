@@ -348,7 +348,7 @@ impl fmt::Display for Loss {
                     // ring when it stopped.
                     Some(unconsumed) => write!(
                         f,
-                        "{produced} records produced = {consumed} consumed + {} lost + {unconsumed} not consumed{}",
+                        "{produced} records produced = {consumed} consumed + {} lost + {unconsumed} not consumed in this run{}",
                         self.lost,
                         reported()
                     ),

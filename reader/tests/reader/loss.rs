@@ -213,3 +213,34 @@ fn json_lines_give_only_their_lost_lines() {
         Err("a LOST line without `cpu`".to_owned())
     );
 }
+
+#[test]
+fn records_written_but_not_consumed_are_a_term_of_their_own() {
+    // A reader that started after 3 records were consumed by another:
+    // the kernel counts them written, this run did not consume them.
+    let mut summary = pipeline::Summary::default();
+    let mut lost = [0; abi::LOST_NR_SLOTS];
+    lost[abi::LOST_RING_FULL] = 2;
+    summary.cpus.insert(
+        0,
+        pipeline::CpuSummary {
+            entries: 4,
+            exits: 4,
+            start_pos: Some(0x180),
+            counters: Some(antinomie_reader::ring::RingCounters {
+                produced: 11,
+                lost,
+                ..Default::default()
+            }),
+            ..Default::default()
+        },
+    );
+    let text = summary.to_text();
+    assert!(
+        text.lines().next().unwrap().ends_with(
+            "; 13 records produced = 8 consumed + 2 lost + 3 not consumed in this run \
+             (0 reported by LOST records, 2 not)"
+        ),
+        "{text}"
+    );
+}
