@@ -50,7 +50,14 @@ impl From<JsonSchemaArg> for JsonSchema {
 ///
 /// Without a command: drains what the rings of /dev/antinomie hold, prints
 /// it, and exits; with --follow keeps printing until SIGINT or SIGTERM.
-/// A summary (calls, per-CPU produced/consumed/lost) goes to stderr.
+/// A summary (calls, per-CPU produced/consumed/lost) goes to stderr; its
+/// first line counts every record lost by the kernel's final counters,
+/// reported by a LOST record or not.
+///
+/// Exit status: 0; 1 an error; 2 a bad filter; 3 corrupt records, or a
+/// trace file cut short. `reader diff`: 0 equal, 1 the runs differ, 2 bad
+/// usage or unreadable input, 3 inconclusive: a run lost records (not
+/// compared without --allow-loss).
 #[derive(Debug, Parser)]
 #[command(name = "reader", version)]
 pub(crate) struct Cli {
@@ -200,8 +207,18 @@ pub(crate) enum Command {
     /// List the filter's fields with their types and meanings.
     Fields,
     /// Compare two runs of the same workload call by call (each a trace
-    /// file or `--format json` output). Exit status 0: equal, 1: they
-    /// differ, 2: bad usage or unreadable input.
+    /// file or `--format json` output).
+    ///
+    /// A run that lost records (by the kernel's final counters, reported
+    /// by a LOST record or not) lacks calls, which a comparison would
+    /// report as differences: such runs are not compared unless
+    /// --allow-loss; the report then names the rings and call ids the loss
+    /// concerns. JSON Lines carry only the LOST records, so their loss is
+    /// a lower bound.
+    ///
+    /// Exit status: 0 equal, 1 they differ, 2 bad usage or unreadable
+    /// input, 3 inconclusive: a run lost records and --allow-loss was not
+    /// given.
     Diff {
         /// Run A.
         a: PathBuf,
@@ -215,6 +232,10 @@ pub(crate) enum Command {
         /// more than R times the faster one.
         #[arg(long, value_name = "R", value_parser = parse_ratio)]
         duration_ratio: Option<f64>,
+        /// Compare runs that lost records (what they hold: calls may be
+        /// missing from either) instead of exiting 3.
+        #[arg(long)]
+        allow_loss: bool,
     },
     /// Print a syscall's reference page (Markdown): what it takes, what
     /// Antinomie records of it, and its filter fields.

@@ -6,7 +6,7 @@
 //! reader show [--format text|json] [--json-schema full|compact] [-o FILE] [--filter EXPR] FILE...  # a trace file (- for stdin), or golden ring images
 //! reader dump-rings DIR                       # each CPU's ring as DIR/cpuN.ring
 //! reader fields                               # the filter's fields
-//! reader diff [--match tid|order|auto] [--duration-ratio R] A B  # two runs, call by call
+//! reader diff [--match tid|order|auto] [--duration-ratio R] [--allow-loss] A B  # two runs, call by call
 //! reader describe perf_event_open             # the syscall's reference page
 //! ```
 //!
@@ -130,7 +130,17 @@ fn run(cli: Cli, filter: Option<Filter>) -> Result<ExitCode> {
             b,
             matching,
             duration_ratio,
-        }) => return Ok(diff::diff_runs(&a, &b, matching, duration_ratio, &common)),
+            allow_loss,
+        }) => {
+            return Ok(diff::diff_runs(
+                &a,
+                &b,
+                matching,
+                duration_ratio,
+                allow_loss,
+                &common,
+            ))
+        }
         Some(Command::Fields) => {
             print_stdout(&filter::fields_text())?;
             return Ok(ExitCode::SUCCESS);

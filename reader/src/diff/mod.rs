@@ -30,11 +30,14 @@
 //!   have an EXIT, ENTRY fields when both have an ENTRY.
 //!
 //! `load.rs` reads a run, `align.rs` pairs threads and calls and compares
-//! them. Printing the [`Report`] is the caller's: the `reader` binary
+//! them, `loss.rs` reads what a run lost ([`RunLoss`]: the kernel's final
+//! counters, the LOST records' call ids), which decides whether a
+//! comparison means anything. Printing the [`Report`] is the caller's: the `reader` binary
 //! writes it as text or JSON Lines.
 
 mod align;
 mod load;
+mod loss;
 
 use std::collections::BTreeMap;
 use std::io;
@@ -44,6 +47,7 @@ use serde_json::Value;
 
 pub use align::diff;
 pub use load::load;
+pub use loss::{LastRecord, LostStretch, RingLoss, RunLoss};
 
 /// Why a run could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -318,6 +322,10 @@ pub struct Summary {
     pub kinds: BTreeMap<Kind, usize>,
     /// LOST records of A, of B.
     pub lost_records: (u64, u64),
+    /// What A and B lost by their final counters, for the headline and
+    /// the rings it names: set by the caller that read them
+    /// ([`RunLoss::read`]), `None` otherwise.
+    pub loss: Option<(RunLoss, RunLoss)>,
 }
 
 /// The result of [`diff`].

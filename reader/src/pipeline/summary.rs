@@ -1,7 +1,8 @@
-//! What a run saw, per CPU and overall, and its rendering.
+//! What a run saw, per CPU and overall, and its rendering; [`Loss`], the
+//! records a run lost as its headline states them.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
+use std::fmt::{self, Write as _};
 
 use antinomie_abi as abi;
 
@@ -34,6 +35,14 @@ impl CpuSummary {
     #[must_use]
     pub fn consumed(&self) -> u64 {
         self.entries + self.exits
+    }
+
+    /// Records lost on this ring by LOST records' counts, all reasons.
+    #[must_use]
+    pub fn lost_reported_total(&self) -> u64 {
+        self.lost_reported
+            .iter()
+            .fold(0, |a, &n| a.saturating_add(n))
     }
 
     /// Whether produced = consumed and lost = reported hold exactly. Only
@@ -94,13 +103,39 @@ impl Summary {
             .fold(0, u64::saturating_add)
     }
 
+    /// The records of the run: consumed, and lost by the kernel's final
+    /// counters (in-band reported or not), what the headline states.
+    #[must_use]
+    pub fn loss(&self) -> Loss {
+        let mut loss = Loss {
+            consumed: Some(0),
+            final_counters: FinalCounters::All,
+            ..Loss::default()
+        };
+        let mut missing = Vec::new();
+        for (&cpu, c) in &self.cpus {
+            loss.add_ring(
+                Some(c.consumed()),
+                c.counters.map(|k| (k.produced, k.lost)),
+                c.lost_reported_total(),
+            );
+            if c.counters.is_none() {
+                missing.push(cpu);
+            }
+        }
+        if !missing.is_empty() {
+            loss.final_counters = FinalCounters::Missing(missing);
+        }
+        loss
+    }
+
     /// The summary as text, one table row per CPU.
     #[must_use]
     pub fn to_text(&self) -> String {
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "summary: {} calls ({} complete, {} unfinished{}{}, {} entry lost, {} entry missing){}; {} records lost{}",
+            "summary: {} calls ({} complete, {} unfinished{}{}, {} entry lost, {} entry missing){}; {}{}",
             self.calls(),
             self.complete,
             self.unfinished,
@@ -124,7 +159,7 @@ impl Summary {
             } else {
                 String::new()
             },
-            self.lost_reported(),
+            self.loss(),
             if self.late > 0 {
                 format!("; {} records arrived after the reordering window", self.late)
             } else {
@@ -194,5 +229,154 @@ impl Summary {
             );
         }
         s
+    }
+}
+
+/// Whether a run's final counters (the kernel's `produced` and `lost[]`
+/// at the end, a trace's DONE frames) are known.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum FinalCounters {
+    /// Known for every ring.
+    #[default]
+    All,
+    /// Unknown for these CPUs' rings (a trace cut before their DONE
+    /// frame): their loss is what their LOST records reported, a lower
+    /// bound.
+    Missing(Vec<u32>),
+    /// Unknown for the whole run (JSON Lines carry only the LOST
+    /// records): the loss is a lower bound and nothing is known of the
+    /// records produced.
+    Absent,
+}
+
+/// The records of a run: produced = consumed + lost, where lost counts
+/// every record the kernel dropped by its final counters, whether a LOST
+/// record reported it or not (the kernel writes a LOST record only when
+/// a later record finds room in that ring, which may never come).
+///
+/// Its `Display` is the headline's clause, e.g. `128 records produced =
+/// 96 consumed + 32 lost (1 reported by LOST records, 31 not)`, or, when
+/// the final counters are unknown, `at least 5 records lost (… final
+/// counters unknown …)`: never a bare 0.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Loss {
+    /// ENTRY and EXIT records consumed; `None` when the run does not say
+    /// (JSON Lines).
+    pub consumed: Option<u64>,
+    /// ENTRY and EXIT records the kernel wrote (`meta.produced`), over the
+    /// rings whose final counters are known.
+    pub written: u64,
+    /// Records lost: the final counters' `lost[]`, all reasons, and for a
+    /// ring without final counters its LOST records' counts.
+    pub lost: u64,
+    /// Of `lost`, what LOST records reported.
+    pub reported: u64,
+    /// Whether `lost` is exact.
+    pub final_counters: FinalCounters,
+}
+
+impl Loss {
+    /// Adds one ring: what was consumed of it (if known), its final
+    /// counters (`meta.produced`, `meta.lost[]`) if known, and the records
+    /// its LOST records reported.
+    pub fn add_ring(
+        &mut self,
+        consumed: Option<u64>,
+        counters: Option<(u64, [u64; abi::LOST_NR_SLOTS])>,
+        reported: u64,
+    ) {
+        self.consumed = self
+            .consumed
+            .zip(consumed)
+            .map(|(a, b)| a.saturating_add(b));
+        self.reported = self.reported.saturating_add(reported);
+        let lost = match counters {
+            Some((written, lost)) => {
+                self.written = self.written.saturating_add(written);
+                // A LOST record never reports more than the counters
+                // hold; with forged counters the larger number is the
+                // loss that is certain.
+                lost.iter()
+                    .fold(0, |a: u64, &n| a.saturating_add(n))
+                    .max(reported)
+            }
+            None => reported,
+        };
+        self.lost = self.lost.saturating_add(lost);
+    }
+
+    /// Whether the run lost records, as far as is known.
+    #[must_use]
+    pub fn is_lossy(&self) -> bool {
+        self.lost > 0
+    }
+
+    /// Whether `lost` is a lower bound only.
+    #[must_use]
+    pub fn is_partial(&self) -> bool {
+        self.final_counters != FinalCounters::All
+    }
+}
+
+impl fmt::Display for Loss {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let reported = || {
+            if self.lost == 0 {
+                String::new()
+            } else if self.reported == self.lost {
+                " (all reported by LOST records)".to_owned()
+            } else {
+                format!(
+                    " ({} reported by LOST records, {} not)",
+                    self.reported,
+                    self.lost - self.reported.min(self.lost)
+                )
+            }
+        };
+        match &self.final_counters {
+            FinalCounters::All => {
+                let consumed = self.consumed.unwrap_or(0);
+                let produced = self.written.saturating_add(self.lost);
+                match self.written.checked_sub(consumed) {
+                    Some(0) => write!(
+                        f,
+                        "{produced} records produced = {consumed} consumed + {} lost{}",
+                        self.lost,
+                        reported()
+                    ),
+                    // Written before this reader started, or still in the
+                    // ring when it stopped.
+                    Some(unconsumed) => write!(
+                        f,
+                        "{produced} records produced = {consumed} consumed + {} lost + {unconsumed} not consumed in this run{}",
+                        self.lost,
+                        reported()
+                    ),
+                    None => write!(
+                        f,
+                        "{produced} records produced, {consumed} consumed, {} lost: the counters do not add up (more consumed than the kernel counts written){}",
+                        self.lost,
+                        reported()
+                    ),
+                }
+            }
+            FinalCounters::Missing(cpus) => {
+                let cpus: Vec<String> = cpus.iter().map(u32::to_string).collect();
+                if let Some(consumed) = self.consumed {
+                    write!(f, "{consumed} records consumed, ")?;
+                }
+                write!(
+                    f,
+                    "at least {} records lost (final counters unknown for cpu {}: there only LOST records count)",
+                    self.lost,
+                    cpus.join(", ")
+                )
+            }
+            FinalCounters::Absent => write!(
+                f,
+                "at least {} records lost (final counters unknown: only LOST records count)",
+                self.lost
+            ),
+        }
     }
 }

@@ -5,6 +5,9 @@
 //! * `ring`: wrap-around in byte images, corrupt records.
 //! * `pipeline`: cross-CPU pairing, unfinished calls, LOST records, the
 //!   summary's produced = consumed + lost check.
+//! * `loss`: the summary's headline and `diff::RunLoss` count the loss by
+//!   the kernel's final counters, reported by a LOST record or not, and
+//!   say when it is known only in part.
 //! * `follow`: a long follow-mode run over lossy rings: bounded pairing
 //!   state, every call output once, exact loss accounting.
 //! * `decode`: the attr table against the real uapi header, every member
@@ -27,5 +30,6 @@ mod filter;
 mod follow;
 mod fuzz;
 mod golden;
+mod loss;
 mod pipeline;
 mod ring;

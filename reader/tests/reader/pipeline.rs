@@ -35,7 +35,7 @@ impl Sink for Collect {
     }
 }
 
-fn entry(id: u64, t: u64) -> EntrySpec {
+pub(crate) fn entry(id: u64, t: u64) -> EntrySpec {
     EntrySpec {
         call_id: id,
         time_ns: t,
@@ -46,7 +46,7 @@ fn entry(id: u64, t: u64) -> EntrySpec {
     }
 }
 
-fn exit(id: u64, t: u64, ret: i64) -> ExitSpec {
+pub(crate) fn exit(id: u64, t: u64, ret: i64) -> ExitSpec {
     ExitSpec {
         call_id: id,
         time_ns: t,

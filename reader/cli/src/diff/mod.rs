@@ -1,6 +1,8 @@
 //! `reader diff`: loads and compares two runs with the library's
-//! [`antinomie_reader::diff`], and prints the report (`render.rs`).
+//! [`antinomie_reader::diff`], and prints the report (`render.rs`); a run
+//! that lost records is compared only with `--allow-loss` (`loss.rs`).
 
+mod loss;
 mod render;
 
 use std::fs::File;
@@ -8,16 +10,23 @@ use std::io::{self, BufWriter, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
-use antinomie_reader::diff;
+use antinomie_reader::diff::{self, RunLoss};
 
 use crate::args::{CommonArgs, FormatArg, MatchArg};
 
-/// `reader diff`: 0 equal, 1 different, 2 unreadable input.
+/// `reader diff`'s exit status when a run lost records and
+/// `--allow-loss` was not given: neither equal (0) nor different (1), so
+/// that a CI job gating on 1 does not take a lossy run for a regression.
+const INCONCLUSIVE: u8 = 3;
+
+/// `reader diff`: 0 equal, 1 different, 2 unreadable input, 3
+/// inconclusive (a run lost records, without `allow_loss`).
 pub(crate) fn diff_runs(
     run_a: &Path,
     run_b: &Path,
     matching: MatchArg,
     ratio: Option<f64>,
+    allow_loss: bool,
     common: &CommonArgs,
 ) -> ExitCode {
     // Pids, tids and times differ between runs: these options cannot
@@ -38,6 +47,15 @@ pub(crate) fn diff_runs(
             return ExitCode::from(2);
         }
     };
+    let losses = RunLoss::read(run_a).and_then(|la| Ok((la, RunLoss::read(run_b)?)));
+    let (loss_a, loss_b) = match losses {
+        Ok(losses) => losses,
+        Err(why) => {
+            report!("reader: diff: {why}");
+            return ExitCode::from(2);
+        }
+    };
+    let lossy = loss_a.total().is_lossy() || loss_b.total().is_lossy();
     let matching = match matching {
         MatchArg::Auto => diff::Matching::Auto,
         MatchArg::Tid => diff::Matching::Tid,
@@ -47,7 +65,6 @@ pub(crate) fn diff_runs(
         matching,
         duration_ratio: ratio,
     };
-    let report = diff::diff(&ra, &rb, &opts);
     let out: Box<dyn Write> = match &common.output {
         Some(path) => match File::create(path) {
             Ok(f) => Box::new(f),
@@ -59,15 +76,30 @@ pub(crate) fn diff_runs(
         None => Box::new(io::stdout().lock()),
     };
     let mut out = BufWriter::new(out);
+    if lossy && !allow_loss {
+        let written = match common.format {
+            FormatArg::Text => loss::write_inconclusive_text(&loss_a, &loss_b, &mut out),
+            FormatArg::Json => loss::write_inconclusive_json(&loss_a, &loss_b, &mut out),
+        };
+        return finish(written, &mut out).unwrap_or(ExitCode::from(INCONCLUSIVE));
+    }
+    let mut report = diff::diff(&ra, &rb, &opts);
+    report.summary.loss = Some((loss_a, loss_b));
     let written = match common.format {
         FormatArg::Text => render::write_text(&report, &mut out),
         FormatArg::Json => render::write_json(&report, &mut out),
     };
-    if let Err(e) = written.and_then(|()| out.flush()) {
-        if e.kind() != io::ErrorKind::BrokenPipe {
+    finish(written, &mut out).unwrap_or(ExitCode::from(u8::from(!report.equal())))
+}
+
+/// Flushes the report; the exit status 2 if it could not be written (a
+/// closed pipe is not an error: `reader diff | head`).
+fn finish<W: Write>(written: io::Result<()>, out: &mut W) -> Option<ExitCode> {
+    match written.and_then(|()| out.flush()) {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
             report!("reader: diff: writing the output: {e}");
-            return ExitCode::from(2);
+            Some(ExitCode::from(2))
         }
+        _ => None,
     }
-    ExitCode::from(u8::from(!report.equal()))
 }

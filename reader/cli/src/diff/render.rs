@@ -9,6 +9,8 @@ use serde_json::{json, Map, Value};
 
 use antinomie_reader::diff::{DiffCall, Difference, Kind, Report};
 
+use super::loss;
+
 /// One side's outcome as text: `3`, `-1 E2BIG (required_size=136, written)`.
 fn outcome_text(c: Option<&DiffCall>, duration: bool) -> String {
     let Some(c) = c else {
@@ -133,7 +135,7 @@ pub(crate) fn write_text<W: Write>(report: &Report<'_>, out: &mut W) -> io::Resu
     let s = &report.summary;
     writeln!(
         out,
-        "summary: {} calls differ; {} compared (A: {} calls in {} threads, B: {} calls in {} threads; {} threads matched by {})",
+        "summary: {} calls differ; {} compared (A: {} calls in {} threads, B: {} calls in {} threads; {} threads matched by {}){}",
         s.differing,
         s.compared,
         s.calls.0,
@@ -142,13 +144,12 @@ pub(crate) fn write_text<W: Write>(report: &Report<'_>, out: &mut W) -> io::Resu
         s.threads.1,
         s.threads.2,
         s.matched_by,
+        s.loss
+            .as_ref()
+            .map_or_else(String::new, |(a, b)| format!("; {}", loss::headline(a, b))),
     )?;
-    if s.lost_records != (0, 0) {
-        writeln!(
-            out,
-            "LOST records: {} in A, {} in B (calls may be missing)",
-            s.lost_records.0, s.lost_records.1
-        )?;
+    if let Some((a, b)) = &s.loss {
+        loss::write_rings(a, b, out)?;
     }
     for k in Kind::ALL {
         if k == Kind::Duration && !report.duration_shown {
@@ -213,6 +214,7 @@ pub(crate) fn write_json<W: Write>(report: &Report<'_>, out: &mut W) -> io::Resu
         },
         "differences": kinds_json(&s.kinds),
         "lost_records": { "a": s.lost_records.0, "b": s.lost_records.1 },
+        "loss": s.loss.as_ref().map(|(a, b)| loss::loss_json(a, b)),
     });
     serde_json::to_writer(&mut *out, &v)?;
     out.write_all(b"\n")

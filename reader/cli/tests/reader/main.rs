@@ -8,6 +8,9 @@
 //! * `filter`: `--filter`, `reader fields`, `reader describe` and the
 //!   checked-in reference page.
 //! * `diff`: `reader diff` on synthetic JSON runs and on a real trace.
+//! * `loss`: the first summary line of `show` and `diff` counts the
+//!   kernel's final loss; `diff` of a lossy run exits 3 unless
+//!   `--allow-loss`.
 //!
 //! `support` is the test-support crate `antinomie-reader-testkit`, shared
 //! with the library's tests. `ANTINOMIE_UPDATE_GOLDEN=1 cargo test`
@@ -17,5 +20,6 @@ use antinomie_reader_testkit as support;
 
 mod diff;
 mod filter;
+mod loss;
 mod options;
 mod show;
