@@ -1,4 +1,4 @@
-//! `reader diff`: loads and compares two runs with the library's
+//! `reader diff`: compares two runs, streamed, with the library's
 //! [`antinomie_reader::diff`], and prints the report (`render.rs`).
 
 mod render;
@@ -30,14 +30,6 @@ pub(crate) fn diff_runs(
         report!("reader: diff: -p, --tid, -t and -r do not apply to diff (pids, tids and times differ between runs)");
         return ExitCode::from(2);
     }
-    let runs = diff::load(run_a).and_then(|ra| Ok((ra, diff::load(run_b)?)));
-    let (ra, rb) = match runs {
-        Ok(runs) => runs,
-        Err(why) => {
-            report!("reader: diff: {why}");
-            return ExitCode::from(2);
-        }
-    };
     let matching = match matching {
         MatchArg::Auto => diff::Matching::Auto,
         MatchArg::Tid => diff::Matching::Tid,
@@ -46,8 +38,8 @@ pub(crate) fn diff_runs(
     let opts = diff::Options {
         matching,
         duration_ratio: ratio,
+        window: diff::DEFAULT_WINDOW,
     };
-    let report = diff::diff(&ra, &rb, &opts);
     let out: Box<dyn Write> = match &common.output {
         Some(path) => match File::create(path) {
             Ok(f) => Box::new(f),
@@ -59,9 +51,27 @@ pub(crate) fn diff_runs(
         None => Box::new(io::stdout().lock()),
     };
     let mut out = BufWriter::new(out);
-    let written = match common.format {
-        FormatArg::Text => render::write_text(&report, &mut out),
-        FormatArg::Json => render::write_json(&report, &mut out),
+    // The runs are read as streams: each difference is written as soon
+    // as it is decided, the summary at the end.
+    let format = common.format;
+    let duration_shown = ratio.is_some();
+    let mut write_difference = |d: &diff::Difference| match format {
+        FormatArg::Text => render::difference_text(d, duration_shown, &mut out),
+        FormatArg::Json => render::difference_json(d, &mut out),
+    };
+    let summary = match diff::diff(run_a, run_b, &opts, &mut write_difference) {
+        Ok(summary) => summary,
+        Err(diff::DiffError::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => {
+            return ExitCode::from(1)
+        }
+        Err(why) => {
+            report!("reader: diff: {why}");
+            return ExitCode::from(2);
+        }
+    };
+    let written = match format {
+        FormatArg::Text => render::summary_text(&summary, &mut out),
+        FormatArg::Json => render::summary_json(&summary, &mut out),
     };
     if let Err(e) = written.and_then(|()| out.flush()) {
         if e.kind() != io::ErrorKind::BrokenPipe {
@@ -69,5 +79,5 @@ pub(crate) fn diff_runs(
             return ExitCode::from(2);
         }
     }
-    ExitCode::from(u8::from(!report.equal()))
+    ExitCode::from(u8::from(!summary.equal()))
 }
