@@ -3,23 +3,25 @@
 //! each call reduced to a [`DiffCall`] on arrival, so that only the calls
 //! waiting in the alignment window stay in memory.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::{ArgKey, DiffCall, DiffError, InputKey, Outcome, PidArg};
-use crate::call::{call_field, call_fields, Call};
+use super::{ArgKey, CallText, DiffCall, DiffError, InputKey, Outcome, PidArg};
+use crate::call::{call_fields, Call, CallField};
 use crate::decode::PmuTypes;
 use crate::field;
 use crate::pipeline::{Assembler, Sink};
 use crate::record::LostRecord;
-use crate::syscall::{self, ArgDecode, CaptureKeys, Compare, Syscall};
+use crate::syscall::{self, ArgDecode, CaptureKeys, Compare, PerSyscall, Syscall};
 use crate::trace::{self, TraceReader};
 
 /// The keys of one call line, read either from a parsed JSON line or
@@ -32,6 +34,10 @@ trait Line {
     fn string(&self, key: &str) -> Option<String>;
     /// The value as JSON, `None` when null or absent.
     fn json(&self, key: &str) -> Option<Value>;
+    /// The decoded struct at `key` as JSON text, its members in the
+    /// attr table's order (as the JSON line writes them), `None` when
+    /// null or absent: the same text from both inputs.
+    fn struct_text(&self, key: &str) -> Option<String>;
 }
 
 impl Line for Value {
@@ -54,6 +60,32 @@ impl Line for Value {
     fn json(&self, key: &str) -> Option<Value> {
         self.get(key).filter(|x| !x.is_null()).cloned()
     }
+
+    fn struct_text(&self, key: &str) -> Option<String> {
+        match self.get(key)? {
+            Value::Null => None,
+            Value::Object(members) => {
+                // A line re-serialized by another JSON library may hold
+                // the members in another order: this is the writer's.
+                let known = crate::decode::ATTR_MEMBERS.iter().map(|m| m.name);
+                let unknown = members
+                    .keys()
+                    .map(String::as_str)
+                    .filter(|k| !crate::decode::ATTR_MEMBERS.iter().any(|m| m.name == *k));
+                let mut text = String::from("{");
+                for k in known.chain(unknown) {
+                    let Some(v) = members.get(k) else { continue };
+                    if text.len() > 1 {
+                        text.push(',');
+                    }
+                    let _ = write!(text, "{}:{v}", Value::from(k));
+                }
+                text.push('}');
+                Some(text)
+            }
+            other => Some(other.to_string()),
+        }
+    }
 }
 
 /// A decoded call, read through its syscall's call fields.
@@ -63,9 +95,17 @@ struct Decoded<'c> {
     pmus: &'c PmuTypes,
 }
 
+/// Each syscall's call fields by key: a call is read through a dozen of
+/// them, and a hash lookup is cheaper than a search of the row's keys.
+static FIELDS_BY_KEY: PerSyscall<HashMap<&'static str, CallField>> =
+    PerSyscall::new(|sc| call_fields(sc).iter().map(|f| (f.key, *f)).collect());
+
 impl Decoded<'_> {
     fn field(&self, key: &str) -> field::Value<'_> {
-        call_field(self.syscall, key).map_or(field::Value::Null, |f| (f.get)(self.call))
+        FIELDS_BY_KEY
+            .get(self.syscall)
+            .get(key)
+            .map_or(field::Value::Null, |f| (f.get)(self.call))
     }
 }
 
@@ -109,12 +149,45 @@ impl Line for Decoded<'_> {
             field::Value::Str(s) => Some(s.into_owned().into()),
             // Names and the decoded struct: as the JSON line writes them,
             // read back, so that both inputs hold the same value.
-            other => {
-                let mut buf = Vec::with_capacity(512);
-                crate::jsonl::value(&mut buf, &mut String::new(), &other, self.pmus);
-                serde_json::from_slice(&buf).ok()
-            }
+            other => serde_json::from_slice(&self.rendered(&other)).ok(),
         }
+    }
+
+    fn struct_text(&self, key: &str) -> Option<String> {
+        match self.field(key) {
+            field::Value::Null => None,
+            other => String::from_utf8(self.rendered(&other)).ok(),
+        }
+    }
+}
+
+impl Decoded<'_> {
+    /// A field as the JSON line writes it.
+    fn rendered(&self, v: &field::Value<'_>) -> Vec<u8> {
+        let mut buf = Vec::with_capacity(512);
+        crate::jsonl::value(&mut buf, &mut String::new(), v, self.pmus);
+        buf
+    }
+}
+
+/// A copy of `call` that owns its capture items (the decoded call shares
+/// its drain pass's bytes, which a waiting call must not hold on to).
+fn detached(call: &Call) -> Call {
+    let items = |i: &crate::record::SharedItems| -> Vec<crate::record::CaptureData> {
+        i.iter().map(Into::into).collect()
+    };
+    Call {
+        call_id: call.call_id,
+        entry: call
+            .entry
+            .as_ref()
+            .map(|e| crate::record::EntryRecord::new(e.header, e.args, &items(&e.items))),
+        exit: call
+            .exit
+            .as_ref()
+            .map(|x| crate::record::ExitRecord::new(x.header, x.body, &items(&x.items))),
+        state: call.state,
+        exit_maybe_lost: call.exit_maybe_lost,
     }
 }
 
@@ -201,7 +274,7 @@ impl DiffCall {
                 f.key
             ));
         }
-        Self::build(v, sc)
+        Self::build(v, sc, None)
     }
 
     /// Reduces a decoded call, reading its fields directly (no JSON line
@@ -209,16 +282,36 @@ impl DiffCall {
     ///
     /// # Errors
     /// A call without the keys every call line has.
-    pub fn from_call(call: &Call, pmus: &PmuTypes) -> Result<Self, String> {
+    pub fn from_call(call: &Call, pmus: &Arc<PmuTypes>) -> Result<Self, String> {
         let line = Decoded {
             call,
             syscall: call.syscall(),
             pmus,
         };
-        Self::build(&line, line.syscall)
+        // The text is for the few calls reported: made when asked for.
+        let text = CallText::Decoded(Box::new((detached(call), Arc::clone(pmus))));
+        Self::build(&line, line.syscall, Some(text))
     }
 
-    fn build(v: &impl Line, sc: &'static Syscall) -> Result<Self, String> {
+    /// The call as text: `perf_event_open({…}, pid=…, cpu=…, group_fd=…,
+    /// flags=…)`.
+    #[must_use]
+    pub fn text(&self) -> Cow<'_, str> {
+        match &self.text {
+            CallText::Ready(text) => Cow::Borrowed(text),
+            CallText::Decoded(deferred) => {
+                let (call, pmus) = &**deferred;
+                let line = Decoded {
+                    call,
+                    syscall: call.syscall(),
+                    pmus,
+                };
+                Cow::Owned(text_of(&line, line.syscall))
+            }
+        }
+    }
+
+    fn build(v: &impl Line, sc: &'static Syscall, text: Option<CallText>) -> Result<Self, String> {
         let state = v.string("state").ok_or("a call line without `state`")?;
         let pid = v.i64("pid").ok_or("a call line without `pid`")?;
         let tid = v.i64("tid").ok_or("a call line without `tid`")?;
@@ -243,44 +336,14 @@ impl DiffCall {
         let keys = sc.capture_keys();
         // A key of the captured struct, when the syscall has one.
         let capture = |key: fn(&CaptureKeys) -> &'static str| keys.map(key);
-        // The decoded struct is both the key's and the text's.
-        let attr = capture(|k| k.decoded).and_then(|k| v.json(k));
         let status = capture(|k| k.status).and_then(|k| v.string(k));
-        let text = if has_entry {
-            // Each argument as the rule table decodes it, from its keys.
-            let args: Vec<String> = sc
-                .args
-                .iter()
-                .map(|a| match a.decode {
-                    // `keys` are those of this argument: a syscall has
-                    // them exactly when it has a captured pointer.
-                    ArgDecode::CapturedPointer { .. } => keys.map_or_else(
-                        || "?".to_owned(),
-                        |k| captured_text(v, k, attr.as_ref().and_then(Value::as_object)),
-                    ),
-                    ArgDecode::Int => format!(
-                        "{}={}",
-                        a.name,
-                        v.i64(a.field)
-                            .map_or_else(|| "?".to_owned(), |x| x.to_string())
-                    ),
-                    ArgDecode::Flags { names_field, .. } => format!(
-                        "{}={}",
-                        a.name,
-                        v.string(names_field).unwrap_or_else(|| "?".to_owned())
-                    ),
-                })
-                .collect();
-            format!("{}({})", sc.name, args.join(", "))
-        } else {
-            format!("{}(/* entry lost */)", sc.name)
-        };
+        let text = text.unwrap_or_else(|| CallText::Ready(text_of(v, sc)));
         let key = InputKey {
             nr: v.u64("syscall.nr"),
             args,
             status: status.clone(),
             declared_size: capture(|k| k.declared_size).and_then(|k| v.u64(k)),
-            attr: attr.map(|a| a.to_string()),
+            attr: capture(|k| k.decoded).and_then(|k| v.struct_text(k)),
         };
         let outcome = Outcome {
             has_entry,
@@ -294,9 +357,7 @@ impl DiffCall {
             status,
             fault_offset: capture(|k| k.fault_offset).and_then(|k| v.u64(k)),
             double_fetch: capture(|k| k.double_fetch).and_then(|k| v.bool(k)),
-            kernel_attr: capture(|k| k.kernel_attr)
-                .and_then(|k| v.json(k))
-                .map(|x| x.to_string()),
+            kernel_attr: capture(|k| k.kernel_attr).and_then(|k| v.struct_text(k)),
             duration_ns: v.u64("syscall.duration_ns"),
         };
         Ok(DiffCall {
@@ -311,6 +372,39 @@ impl DiffCall {
             capture_keys: keys,
         })
     }
+}
+
+/// The call as text: each argument as the rule table decodes it.
+fn text_of(v: &impl Line, sc: &'static Syscall) -> String {
+    let state = v.string("state");
+    if !matches!(state.as_deref(), Some("complete" | "unfinished")) {
+        return format!("{}(/* entry lost */)", sc.name);
+    }
+    let keys = sc.capture_keys();
+    let args: Vec<String> = sc
+        .args
+        .iter()
+        .map(|a| match a.decode {
+            // `keys` are those of this argument: a syscall has them
+            // exactly when it has a captured pointer.
+            ArgDecode::CapturedPointer { .. } => keys.map_or_else(
+                || "?".to_owned(),
+                |k| captured_text(v, k, v.json(k.decoded).as_ref().and_then(Value::as_object)),
+            ),
+            ArgDecode::Int => format!(
+                "{}={}",
+                a.name,
+                v.i64(a.field)
+                    .map_or_else(|| "?".to_owned(), |x| x.to_string())
+            ),
+            ArgDecode::Flags { names_field, .. } => format!(
+                "{}={}",
+                a.name,
+                v.string(names_field).unwrap_or_else(|| "?".to_owned())
+            ),
+        })
+        .collect();
+    format!("{}({})", sc.name, args.join(", "))
 }
 
 /// What a run yields, in time order.
@@ -330,7 +424,7 @@ pub(super) enum Item {
 #[derive(Default)]
 pub(super) struct Arrived {
     items: Rc<RefCell<VecDeque<Item>>>,
-    pmus: PmuTypes,
+    pmus: Arc<PmuTypes>,
 }
 
 impl Sink for Arrived {
@@ -390,7 +484,7 @@ impl<'s> Source<'s> {
                 source,
             })?;
             let items = Rc::clone(&arrived.items);
-            arrived.pmus = frames.header().pmus.clone();
+            arrived.pmus = Arc::new(frames.header().pmus.clone());
             let header = frames.header();
             let assembler = Assembler::new(&header.cpus, header.window_ns, arrived);
             Input::Trace {

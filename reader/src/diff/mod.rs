@@ -276,13 +276,20 @@ pub struct DiffCall {
     /// Argument word 5 (the e2e workloads' tag).
     pub word5: Option<u64>,
     key: InputKey,
-    /// The call as text: `perf_event_open({…}, pid=…, cpu=…, group_fd=…,
-    /// flags=…)`.
-    pub text: String,
+    /// The call as text ([`DiffCall::text`]).
+    text: CallText,
     /// What is compared.
     pub outcome: Outcome,
     /// The keys of its syscall's captured pointer, if it has one.
     pub capture_keys: Option<&'static crate::syscall::CaptureKeys>,
+}
+
+/// A call's text: made on reading a JSON line (which holds every key
+/// the text shows), or when asked for from a decoded call.
+#[derive(Debug, Clone)]
+enum CallText {
+    Ready(String),
+    Decoded(Box<(crate::call::Call, std::sync::Arc<crate::decode::PmuTypes>)>),
 }
 
 /// A thread: (pid, tid).

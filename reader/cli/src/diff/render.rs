@@ -121,10 +121,8 @@ pub(crate) fn difference_text<W: Write>(
         (None, Some((j, _))) => format!("-/#{j}"),
         (None, None) => "#?".to_owned(),
     };
-    let call =
-        d.a.as_ref()
-            .or(d.b.as_ref())
-            .map_or("", |(_, c)| c.text.as_str());
+    let call = d.a.as_ref().or(d.b.as_ref()).map(|(_, c)| c.text());
+    let call = call.as_deref().unwrap_or("");
     let kinds: Vec<&str> = d.kinds.iter().map(|k| k.name()).collect();
     let lead = match d.role {
         Role::Cause => "",
@@ -139,7 +137,7 @@ pub(crate) fn difference_text<W: Write>(
         kinds.join(", "),
     )?;
     if let (Some(_), Some((_, b)), true) = (&d.a, &d.b, d.kinds.contains(&Kind::Input)) {
-        writeln!(out, "    B's call: {}", b.text)?;
+        writeln!(out, "    B's call: {}", b.text())?;
     }
     Ok(())
 }
@@ -213,8 +211,8 @@ pub(crate) fn difference_json<W: Write>(d: &Difference, out: &mut W) -> io::Resu
         "role": role,
         "cause": cause,
         "input_differs": input_differs,
-        "call": d.a.as_ref().or(d.b.as_ref()).map(|(_, c)| c.text.as_str()),
-        "b_call": d.b.as_ref().filter(|_| input_differs).map(|(_, c)| c.text.as_str()),
+        "call": d.a.as_ref().or(d.b.as_ref()).map(|(_, c)| c.text()),
+        "b_call": d.b.as_ref().filter(|_| input_differs).map(|(_, c)| c.text()),
         "a": side_json(d.a.as_ref(), d.thread.0),
         "b": side_json(d.b.as_ref(), d.thread.1),
     });
