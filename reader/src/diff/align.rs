@@ -64,6 +64,8 @@ pub enum Side {
 #[derive(Debug, Default)]
 struct Queue {
     thread: Option<Thread>,
+    /// Its first call's key.
+    first: Option<InputKey>,
     /// The index in its thread of the next call to arrive.
     next_index: usize,
     calls: VecDeque<(usize, DiffCall)>,
@@ -78,14 +80,6 @@ struct ThreadPair {
     cause: Option<(Option<usize>, Option<usize>)>,
 }
 
-/// What pairs a thread with the other run's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-enum MatchKey {
-    Tid(Thread),
-    /// Rank of the process, then of the thread within it, by first call.
-    Order(usize, usize),
-}
-
 /// The streaming comparison: calls go in with [`Differ::push`] in each
 /// run's time order, differences come out through `out` as soon as they
 /// are decided, the counts at [`Differ::finish`].
@@ -96,10 +90,12 @@ pub struct Differ {
     pairs: Vec<ThreadPair>,
     /// Each run's threads, with the index of their pair.
     slots: [HashMap<Thread, usize>; 2],
-    by_key: HashMap<MatchKey, usize>,
-    /// Each run's processes by first appearance: their rank and how many
-    /// of their threads have appeared.
-    processes: [HashMap<i64, (usize, usize)>; 2],
+    /// By tid: the pair of each thread.
+    by_tid_pairs: HashMap<Thread, usize>,
+    /// Each run's processes by rank of first appearance.
+    processes: [HashMap<i64, usize>; 2],
+    /// By order: the pairs of each process rank, in order of creation.
+    by_process_rank: HashMap<usize, Vec<usize>>,
     /// Calls waiting in each run's queues.
     queued: [usize; 2],
     summary: Summary,
@@ -122,8 +118,9 @@ impl Differ {
             by_tid,
             pairs: Vec::new(),
             slots: [HashMap::new(), HashMap::new()],
-            by_key: HashMap::new(),
+            by_tid_pairs: HashMap::new(),
             processes: [HashMap::new(), HashMap::new()],
+            by_process_rank: HashMap::new(),
             queued: [0, 0],
             summary: Summary {
                 matched_by: if by_tid { "tid" } else { "order" },
@@ -148,31 +145,59 @@ impl Differ {
         }
     }
 
-    /// The pair of `side`'s thread, made on its first call.
-    fn pair_of(&mut self, side: Side, thread: Thread) -> usize {
+    /// The pair of `side`'s thread, found or made on its first call
+    /// (`first`). By tid: the other run's same (pid, tid). By order: in
+    /// the process of the same rank, the first thread of the other run
+    /// still without a counterpart whose first call is the same call
+    /// (threads started together race to their first call; each makes
+    /// its own calls), else one that has waited a window of calls for
+    /// one, else none yet.
+    fn pair_of(&mut self, side: Side, thread: Thread, first: &InputKey) -> usize {
         let s = at(side);
         if let Some(&p) = self.slots[s].get(&thread) {
             return p;
         }
-        let key = if self.by_tid {
-            MatchKey::Tid(thread)
+        let window = self.summary.window;
+        let pairs = &mut self.pairs;
+        let p = if self.by_tid {
+            *self.by_tid_pairs.entry(thread).or_insert_with(|| {
+                pairs.push(ThreadPair::default());
+                pairs.len() - 1
+            })
         } else {
             let next = self.processes[s].len();
-            let (rank, seen) = self.processes[s].entry(thread.0).or_insert((next, 0));
-            *seen += 1;
-            MatchKey::Order(*rank, *seen - 1)
+            let rank = *self.processes[s].entry(thread.0).or_insert(next);
+            let of_rank = self.by_process_rank.entry(rank).or_default();
+            let waiting = |p: &usize| {
+                let pair = &pairs[*p];
+                match side {
+                    Side::A => (pair.a.thread.is_none()).then_some(&pair.b),
+                    Side::B => (pair.b.thread.is_none()).then_some(&pair.a),
+                }
+            };
+            let same_call = of_rank
+                .iter()
+                .find(|p| waiting(p).is_some_and(|q| q.first.as_ref() == Some(first)));
+            let waited = || {
+                of_rank
+                    .iter()
+                    .find(|p| waiting(p).is_some_and(|q| q.next_index >= window))
+            };
+            if let Some(&p) = same_call.or_else(waited) {
+                p
+            } else {
+                pairs.push(ThreadPair::default());
+                of_rank.push(pairs.len() - 1);
+                pairs.len() - 1
+            }
         };
-        let pairs = &mut self.pairs;
-        let p = *self.by_key.entry(key).or_insert_with(|| {
-            pairs.push(ThreadPair::default());
-            pairs.len() - 1
-        });
         let pair = &mut self.pairs[p];
         let (queue, other) = match side {
             Side::A => (&mut pair.a, &pair.b),
             Side::B => (&mut pair.b, &pair.a),
         };
         queue.thread = Some(thread);
+        queue.first = Some(first.clone());
         if other.thread.is_some() {
             self.summary.threads.2 += 1;
         }
@@ -194,7 +219,7 @@ impl Differ {
         call: DiffCall,
         out: &mut dyn FnMut(&Difference) -> io::Result<()>,
     ) -> io::Result<()> {
-        let p = self.pair_of(side, (call.pid, call.tid));
+        let p = self.pair_of(side, (call.pid, call.tid), &call.key);
         let pair = &mut self.pairs[p];
         let queue = match side {
             Side::A => {
@@ -313,8 +338,12 @@ impl Differ {
             let pair = &self.pairs[p];
             let (la, lb) = (pair.a.calls.len(), pair.b.calls.len());
             if la == 0 || lb == 0 {
-                // A lead of one run: its counterpart may still come.
+                // A lead of one run: its counterpart may still come,
+                // within the window.
                 if end {
+                    self.take(p, (la, lb), out)?;
+                } else if la.max(lb) >= self.summary.window {
+                    self.summary.window_overflows += 1;
                     self.take(p, (la, lb), out)?;
                 }
                 return Ok(());
@@ -380,7 +409,7 @@ pub fn diff(
         Source::open(path_a, arrived_a)?,
         Source::open(path_b, arrived_b)?,
     ];
-    // Read ahead to each run's first call: auto matching looks at them.
+    // Read ahead to each run's first call: auto matching looks at it.
     let mut ahead: [VecDeque<Item>; 2] = [VecDeque::new(), VecDeque::new()];
     let mut ended = [false, false];
     for s in 0..2 {
@@ -396,16 +425,17 @@ pub fn diff(
             }
         }
     }
-    let first_thread = |q: &VecDeque<Item>| {
+    // Which thread calls first is a race; which process, not.
+    let first_pid = |q: &VecDeque<Item>| {
         q.iter().find_map(|i| match i {
-            Item::Call(c) => Some((c.pid, c.tid)),
+            Item::Call(c) => Some(c.pid),
             Item::Lost => None,
         })
     };
     let by_tid = match opts.matching {
         Matching::Tid => true,
         Matching::Order => false,
-        Matching::Auto => first_thread(&ahead[0]) == first_thread(&ahead[1]),
+        Matching::Auto => first_pid(&ahead[0]) == first_pid(&ahead[1]),
     };
     let mut differ = Differ::new(*opts, by_tid);
     let mut feed = |differ: &mut Differ, side: Side, item: Item| match item {

@@ -15,14 +15,16 @@
 //!   the alignment window ([`Options::window`] calls per thread and run),
 //!   not by the length of the runs.
 //! * **Threads.** With [`Matching::Tid`] a thread is paired with the same
-//!   (pid, tid) of the other run. With [`Matching::Order`] by order of
-//!   first appearance: the k-th process to make a call in A with the k-th
-//!   in B, and within them the j-th thread with the j-th (what a stream
-//!   can know; it is spawn order when threads call in the order they were
-//!   started). [`Matching::Auto`] pairs by tid when the two runs' first
-//!   calls come from the same (pid, tid) (runs in freshly booted guests),
-//!   else by order. A thread of one run only has all its calls reported
-//!   as only in that run.
+//!   (pid, tid) of the other run. With [`Matching::Order`] processes are
+//!   ranked by first appearance, and a thread is paired, in the process
+//!   of the same rank, with the first thread of the other run still
+//!   without a counterpart whose first call is the same call (threads
+//!   started together race to their first call, but each makes its own
+//!   calls), else with one that has waited a window of calls for a
+//!   counterpart; else it waits for one. [`Matching::Auto`] pairs by tid
+//!   when the two runs' first calls come from the same process id (runs
+//!   in freshly booted guests get the same ids), else by order. A thread
+//!   of one run only has all its calls reported as only in that run.
 //! * **Calls.** Within a matched thread, calls are aligned on an
 //!   [`InputKey`] that leaves out what legitimately varies between runs
 //!   (fd numbers, addresses, times): the syscall, each argument as its
@@ -37,12 +39,13 @@
 //!   compared and flagged "input differs"; what is left over is only in A
 //!   or only in B. No call is dropped.
 //! * **Past the window.** When a thread's queue in either run reaches the
-//!   window with no common call in sight, everything queued for that
-//!   thread is reported as one replaced stretch (as above) and alignment
-//!   starts afresh after it; the summary counts these overflows. So calls
-//!   that match only more than a window apart (a thread running that far
-//!   ahead in one run, or a long divergent stretch) are reported as
-//!   differing, never silently skipped.
+//!   window with no common call in sight (or with nothing queued in the
+//!   other run), everything queued for that thread is reported as one
+//!   replaced stretch (as above) and alignment starts afresh after it;
+//!   the summary counts these overflows. So calls that match only more
+//!   than a window apart (a long divergent stretch, a thread that far
+//!   ahead in one run, a thread of one run only) are reported as
+//!   differing, never silently skipped, and memory stays bounded.
 //! * **Outcomes** ([`Kind`]): the result (a success compares as a success,
 //!   whatever the fd number, a failure by errno), `required_size` and
 //!   whether the size was written back, the capture status and fault
@@ -111,12 +114,13 @@ pub enum DiffError {
 /// How threads of the two runs are paired.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Matching {
-    /// By tid when both runs have the same threads (pid, tid), else by order.
+    /// By tid when both runs' first calls come from the same pid, else
+    /// by order.
     Auto,
     /// By tid.
     Tid,
-    /// By spawn order: processes ranked by pid, threads by tid within
-    /// their process.
+    /// By order of first appearance: of the processes, and of the
+    /// threads within each.
     Order,
 }
 

@@ -276,7 +276,7 @@ fn unequal_thread_counts() {
     let b = tmp.write("b.jsonl", &run(100, &[100], 2));
     let d = diff(&a, &b, &[]);
     assert_eq!(d.code, Some(1));
-    // Both runs' first call is thread 100's: threads are matched by tid.
+    // Both runs' first call is process 100's: threads are matched by tid.
     assert_eq!(d.summary["matched_by"], "tid");
     assert_eq!(d.summary["threads"]["matched"], 1);
     assert_eq!(d.summary["threads"]["only_in_a"], 1);
