@@ -67,14 +67,8 @@ impl Line for Value {
             Value::Object(members) => {
                 // A line re-serialized by another JSON library may hold
                 // the members in another order: this is the writer's.
-                let known = crate::decode::ATTR_MEMBERS.iter().map(|m| m.name);
-                let unknown = members
-                    .keys()
-                    .map(String::as_str)
-                    .filter(|k| !crate::decode::ATTR_MEMBERS.iter().any(|m| m.name == *k));
                 let mut text = String::from("{");
-                for k in known.chain(unknown) {
-                    let Some(v) = members.get(k) else { continue };
+                for (k, v) in in_attr_order(members) {
                     if text.len() > 1 {
                         text.push(',');
                     }
@@ -191,18 +185,29 @@ fn detached(call: &Call) -> Call {
     }
 }
 
+/// The members of a decoded attr in the uapi's declaration order, then
+/// any the table does not know (looked for only when there are some).
+fn in_attr_order(members: &Map<String, Value>) -> Vec<(&str, &Value)> {
+    let mut out: Vec<(&str, &Value)> = crate::decode::ATTR_MEMBERS
+        .iter()
+        .filter_map(|m| members.get_key_value(m.name))
+        .map(|(k, v)| (k.as_str(), v))
+        .collect();
+    if out.len() < members.len() {
+        let unknown = members
+            .iter()
+            .filter(|(k, _)| !crate::decode::ATTR_MEMBERS.iter().any(|m| m.name == *k));
+        out.extend(unknown.map(|(k, v)| (k.as_str(), v)));
+    }
+    out
+}
+
 /// The attr's members as `{type=…, size=…, config=…, …}`: those three
 /// always, every other one when non-zero, by name where the JSON names it,
 /// in the uapi's declaration order (any key the table does not know last).
 fn attr_compact(attr: &Map<String, Value>, names: Option<&Map<String, Value>>) -> String {
-    let known = crate::decode::ATTR_MEMBERS.iter().map(|m| m.name);
-    let unknown = attr
-        .keys()
-        .map(String::as_str)
-        .filter(|k| !crate::decode::ATTR_MEMBERS.iter().any(|m| m.name == *k));
     let mut parts = Vec::new();
-    for k in known.chain(unknown) {
-        let Some(v) = attr.get(k) else { continue };
+    for (k, v) in in_attr_order(attr) {
         let always = matches!(k, "type" | "size" | "config");
         let zero = matches!(v, Value::Bool(false)) || v.as_u64() == Some(0) || v.is_null();
         if zero && !always {
