@@ -78,6 +78,9 @@ struct ThreadPair {
     b: Queue,
     /// The indexes of the cause's calls, once the thread has diverged.
     cause: Option<(Option<usize>, Option<usize>)>,
+    /// How many calls were queued at the last search for a common call
+    /// that decided nothing (0 after a decision).
+    searched_at: usize,
 }
 
 /// The streaming comparison: calls go in with [`Differ::push`] in each
@@ -352,8 +355,15 @@ impl Differ {
                 self.take(p, (1, 1), out)?;
                 continue;
             }
-            let anchor = nearest_common(&pair.a.calls, &pair.b.calls);
             let window = self.summary.window;
+            // A search costs the queued calls: searching again only once
+            // they have doubled (or at the window, or the end) keeps a
+            // divergent stretch linear. The nearest common call is the
+            // same, found later: calls only join the queues meanwhile.
+            if !end && la.max(lb) < window && la + lb < 2 * pair.searched_at {
+                return Ok(());
+            }
+            let anchor = nearest_common(&pair.a.calls, &pair.b.calls);
             let stretch = match anchor {
                 // No nearer common call can arrive.
                 Some((i, j)) if end || la.min(lb) >= i + j || la.max(lb) >= window => (i, j),
@@ -362,8 +372,12 @@ impl Differ {
                     self.summary.window_overflows += 1;
                     (la, lb)
                 }
-                _ => return Ok(()),
+                _ => {
+                    self.pairs[p].searched_at = la + lb;
+                    return Ok(());
+                }
             };
+            self.pairs[p].searched_at = 0;
             self.take(p, stretch, out)?;
         }
     }
