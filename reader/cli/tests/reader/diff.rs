@@ -445,6 +445,12 @@ fn a_real_trace_against_its_json() {
     assert_eq!(x["kinds"], json!(["ret", "required_size", "size_written"]));
     assert_eq!(x["a"]["call_id"], lines[k]["call_id"]);
     assert_eq!(x["a"]["tid"], lines[k]["tid"]);
+    // The call's text, made from the decoded call (the trace is A) and
+    // from its JSON line (swapped, the JSON is A), is one text.
+    let swapped = diff(&b, &trace, &[]);
+    assert_eq!(swapped.differences.len(), 1, "{:?}", swapped.differences);
+    assert!(x["call"].as_str().unwrap().starts_with("perf_event_open({"));
+    assert_eq!(swapped.differences[0]["call"], x["call"]);
 }
 
 #[test]
