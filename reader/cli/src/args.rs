@@ -224,8 +224,9 @@ pub(crate) enum Command {
         a: PathBuf,
         /// Run B.
         b: PathBuf,
-        /// How threads are paired: by tid, by spawn order (pid, then tid
-        /// ranks), or auto (tid when both runs have the same threads).
+        /// How threads are paired: by tid, by order of first appearance
+        /// (of processes, then of threads in each), or auto (tid when
+        /// both runs' first calls come from the same pid).
         #[arg(long = "match", value_enum, default_value_t = MatchArg::Auto)]
         matching: MatchArg,
         /// Also compare durations: report a call whose slower run took

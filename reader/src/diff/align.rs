@@ -1,60 +1,15 @@
-//! Threads paired (by tid or by spawn order), calls aligned within each
-//! pair (Myers), and aligned calls compared on their outcomes.
+//! Threads paired as they appear, calls aligned per thread within the
+//! window as they arrive, and aligned calls compared on their outcomes.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{HashMap, VecDeque};
+use std::io;
+use std::path::Path;
 
+use super::load::{Arrived, Item, Source};
 use super::{
-    DiffCall, Difference, InputKey, Kind, Matching, Options, Outcome, Report, Run, Summary, Thread,
-    ThreadPair,
+    DiffCall, DiffError, Difference, InputKey, Kind, Matching, Options, Outcome, Role, Summary,
+    Thread,
 };
-
-/// Threads paired by spawn order: rank of the process by pid, rank of the
-/// thread by tid within it.
-fn order_ranks(run: &Run) -> BTreeMap<(usize, usize), (i64, i64)> {
-    let mut by_pid: BTreeMap<i64, Vec<i64>> = BTreeMap::new();
-    for &(pid, tid) in run.threads.keys() {
-        by_pid.entry(pid).or_default().push(tid);
-    }
-    let mut out = BTreeMap::new();
-    for (p, (pid, mut tids)) in by_pid.into_iter().enumerate() {
-        tids.sort_unstable();
-        for (t, tid) in tids.into_iter().enumerate() {
-            out.insert((p, t), (pid, tid));
-        }
-    }
-    out
-}
-
-/// Pairs the threads of the two runs. By tid, a thread is its (pid, tid)
-/// (the same thing, unless a run reused a tid in another process: then
-/// those are two threads, not one whose calls would be lost).
-fn pair_threads(a: &Run, b: &Run, m: Matching) -> (&'static str, Vec<ThreadPair>) {
-    let by_tid = match m {
-        Matching::Tid => true,
-        Matching::Order => false,
-        Matching::Auto => a.threads.keys().eq(b.threads.keys()),
-    };
-    if by_tid {
-        let all: BTreeSet<Thread> = a.threads.keys().chain(b.threads.keys()).copied().collect();
-        let pairs = all
-            .into_iter()
-            .map(|t| {
-                (
-                    a.threads.contains_key(&t).then_some(t),
-                    b.threads.contains_key(&t).then_some(t),
-                )
-            })
-            .collect();
-        return ("tid", pairs);
-    }
-    let (ra, rb) = (order_ranks(a), order_ranks(b));
-    let all: BTreeSet<(usize, usize)> = ra.keys().chain(rb.keys()).copied().collect();
-    let pairs = all
-        .into_iter()
-        .map(|k| (ra.get(&k).copied(), rb.get(&k).copied()))
-        .collect();
-    ("order", pairs)
-}
 
 /// What differs between two paired calls.
 fn compare(a: &Outcome, b: &Outcome, opts: &Options) -> Vec<Kind> {
@@ -96,91 +51,433 @@ fn compare(a: &Outcome, b: &Outcome, opts: &Options) -> Vec<Kind> {
     kinds
 }
 
-/// Compares run A with run B.
-#[must_use]
-pub fn diff<'r>(a: &'r Run, b: &'r Run, opts: &Options) -> Report<'r> {
-    let (matched_by, pairs) = pair_threads(a, b, opts.matching);
-    let mut summary = Summary {
-        matched_by,
-        threads: (a.threads.len(), b.threads.len(), 0),
-        calls: (a.calls(), b.calls()),
-        lost_records: (a.lost_records, b.lost_records),
-        ..Summary::default()
-    };
-    let mut differences = Vec::new();
-    for (ta, tb) in pairs {
-        let ca: &'r [DiffCall] = ta
-            .and_then(|t| a.threads.get(&t))
-            .map_or(&[], Vec::as_slice);
-        let cb: &'r [DiffCall] = tb
-            .and_then(|t| b.threads.get(&t))
-            .map_or(&[], Vec::as_slice);
-        match (ta, tb) {
-            (Some(_), Some(_)) => summary.threads.2 += 1,
-            (Some(_), None) => summary.threads_only.0 += 1,
-            (None, _) => summary.threads_only.1 += 1,
+/// One of the two runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    /// Run A.
+    A,
+    /// Run B.
+    B,
+}
+
+/// One thread's calls of one run, waiting to be aligned.
+#[derive(Debug, Default)]
+struct Queue {
+    thread: Option<Thread>,
+    /// Its first call's key.
+    first: Option<InputKey>,
+    /// The index in its thread of the next call to arrive.
+    next_index: usize,
+    calls: VecDeque<(usize, DiffCall)>,
+}
+
+/// A thread of A and its counterpart in B (either may not have appeared).
+#[derive(Debug, Default)]
+struct ThreadPair {
+    a: Queue,
+    b: Queue,
+    /// The indexes of the cause's calls, once the thread has diverged.
+    cause: Option<(Option<usize>, Option<usize>)>,
+    /// How many calls were queued at the last search for a common call
+    /// that decided nothing (0 after a decision).
+    searched_at: usize,
+}
+
+/// The streaming comparison: calls go in with [`Differ::push`] in each
+/// run's time order, differences come out through `out` as soon as they
+/// are decided, the counts at [`Differ::finish`].
+#[derive(Debug)]
+pub struct Differ {
+    opts: Options,
+    by_tid: bool,
+    pairs: Vec<ThreadPair>,
+    /// Each run's threads, with the index of their pair.
+    slots: [HashMap<Thread, usize>; 2],
+    /// By tid: the pair of each thread.
+    by_tid_pairs: HashMap<Thread, usize>,
+    /// Each run's processes by rank of first appearance.
+    processes: [HashMap<i64, usize>; 2],
+    /// By order: the pairs of each process rank, in order of creation.
+    by_process_rank: HashMap<usize, Vec<usize>>,
+    /// Calls waiting in each run's queues.
+    queued: [usize; 2],
+    summary: Summary,
+}
+
+fn at(side: Side) -> usize {
+    match side {
+        Side::A => 0,
+        Side::B => 1,
+    }
+}
+
+impl Differ {
+    /// A comparison pairing threads by tid (`by_tid`) or by order of
+    /// first appearance.
+    #[must_use]
+    pub fn new(opts: Options, by_tid: bool) -> Self {
+        Differ {
+            opts,
+            by_tid,
+            pairs: Vec::new(),
+            slots: [HashMap::new(), HashMap::new()],
+            by_tid_pairs: HashMap::new(),
+            processes: [HashMap::new(), HashMap::new()],
+            by_process_rank: HashMap::new(),
+            queued: [0, 0],
+            summary: Summary {
+                matched_by: if by_tid { "tid" } else { "order" },
+                window: opts.window.max(1),
+                duration_shown: opts.duration_ratio.is_some(),
+                ..Summary::default()
+            },
         }
-        let ka: Vec<&InputKey> = ca.iter().map(|c| &c.key).collect();
-        let kb: Vec<&InputKey> = cb.iter().map(|c| &c.key).collect();
-        let hunks = similar::capture_diff_slices(similar::Algorithm::Myers, &ka, &kb);
-        let mut push = |kinds: Vec<Kind>, ia: Option<usize>, ib: Option<usize>| {
-            if kinds.is_empty() {
-                return;
-            }
-            differences.push(Difference {
-                kinds,
-                thread: (ta, tb),
-                a: ia.map(|i| (i, &ca[i])),
-                b: ib.map(|i| (i, &cb[i])),
-            });
-        };
-        for hunk in hunks {
-            let (ia, la, ib, lb) = match hunk {
-                similar::DiffOp::Equal {
-                    old_index,
-                    new_index,
-                    len,
-                } => (old_index, len, new_index, len),
-                similar::DiffOp::Delete {
-                    old_index, old_len, ..
-                } => (old_index, old_len, 0, 0),
-                similar::DiffOp::Insert {
-                    new_index, new_len, ..
-                } => (0, 0, new_index, new_len),
-                similar::DiffOp::Replace {
-                    old_index,
-                    old_len,
-                    new_index,
-                    new_len,
-                } => (old_index, old_len, new_index, new_len),
-            };
-            let paired = la.min(lb);
-            for k in 0..paired {
-                let (i, j) = (ia + k, ib + k);
-                let mut kinds = compare(&ca[i].outcome, &cb[j].outcome, opts);
-                if ca[i].key != cb[j].key {
-                    kinds.push(Kind::Input);
+    }
+
+    /// Calls of `side` waiting for their counterpart.
+    #[must_use]
+    pub fn queued(&self, side: Side) -> usize {
+        self.queued[at(side)]
+    }
+
+    /// Counts a LOST record of `side`.
+    pub fn lost(&mut self, side: Side) {
+        match side {
+            Side::A => self.summary.lost_records.0 += 1,
+            Side::B => self.summary.lost_records.1 += 1,
+        }
+    }
+
+    /// The pair of `side`'s thread, found or made on its first call
+    /// (`first`). By tid: the other run's same (pid, tid). By order: in
+    /// the process of the same rank, the first thread of the other run
+    /// still without a counterpart whose first call is the same call
+    /// (threads started together race to their first call; each makes
+    /// its own calls), else one that has waited a window of calls for
+    /// one, else none yet.
+    fn pair_of(&mut self, side: Side, thread: Thread, first: &InputKey) -> usize {
+        let s = at(side);
+        if let Some(&p) = self.slots[s].get(&thread) {
+            return p;
+        }
+        let window = self.summary.window;
+        let pairs = &mut self.pairs;
+        let p = if self.by_tid {
+            *self.by_tid_pairs.entry(thread).or_insert_with(|| {
+                pairs.push(ThreadPair::default());
+                pairs.len() - 1
+            })
+        } else {
+            let next = self.processes[s].len();
+            let rank = *self.processes[s].entry(thread.0).or_insert(next);
+            let of_rank = self.by_process_rank.entry(rank).or_default();
+            let waiting = |p: &usize| {
+                let pair = &pairs[*p];
+                match side {
+                    Side::A => (pair.a.thread.is_none()).then_some(&pair.b),
+                    Side::B => (pair.b.thread.is_none()).then_some(&pair.a),
                 }
-                summary.compared += 1;
-                push(kinds, Some(i), Some(j));
+            };
+            let same_call = of_rank
+                .iter()
+                .find(|p| waiting(p).is_some_and(|q| q.first.as_ref() == Some(first)));
+            let waited = || {
+                of_rank
+                    .iter()
+                    .find(|p| waiting(p).is_some_and(|q| q.next_index >= window))
+            };
+            if let Some(&p) = same_call.or_else(waited) {
+                p
+            } else {
+                pairs.push(ThreadPair::default());
+                of_rank.push(pairs.len() - 1);
+                pairs.len() - 1
             }
-            for i in ia + paired..ia + la {
-                push(vec![Kind::OnlyInA], Some(i), None);
+        };
+        let pair = &mut self.pairs[p];
+        let (queue, other) = match side {
+            Side::A => (&mut pair.a, &pair.b),
+            Side::B => (&mut pair.b, &pair.a),
+        };
+        queue.thread = Some(thread);
+        queue.first = Some(first.clone());
+        if other.thread.is_some() {
+            self.summary.threads.2 += 1;
+        }
+        match side {
+            Side::A => self.summary.threads.0 += 1,
+            Side::B => self.summary.threads.1 += 1,
+        }
+        self.slots[s].insert(thread, p);
+        p
+    }
+
+    /// Takes the next call of `side` (in that run's time order).
+    ///
+    /// # Errors
+    /// What `out` returns.
+    pub fn push(
+        &mut self,
+        side: Side,
+        call: DiffCall,
+        out: &mut dyn FnMut(&Difference) -> io::Result<()>,
+    ) -> io::Result<()> {
+        let p = self.pair_of(side, (call.pid, call.tid), &call.key);
+        let pair = &mut self.pairs[p];
+        let queue = match side {
+            Side::A => {
+                self.summary.calls.0 += 1;
+                &mut pair.a
             }
-            for j in ib + paired..ib + lb {
-                push(vec![Kind::OnlyInB], None, Some(j));
+            Side::B => {
+                self.summary.calls.1 += 1;
+                &mut pair.b
+            }
+        };
+        queue.calls.push_back((queue.next_index, call));
+        queue.next_index += 1;
+        self.queued[at(side)] += 1;
+        self.advance(p, false, out)
+    }
+
+    /// Ends both runs: aligns what is left and returns the counts.
+    ///
+    /// # Errors
+    /// What `out` returns.
+    pub fn finish(
+        mut self,
+        out: &mut dyn FnMut(&Difference) -> io::Result<()>,
+    ) -> io::Result<Summary> {
+        for p in 0..self.pairs.len() {
+            self.advance(p, true, out)?;
+            match (&self.pairs[p].a.thread, &self.pairs[p].b.thread) {
+                (Some(_), None) => self.summary.threads_only.0 += 1,
+                (None, Some(_)) => self.summary.threads_only.1 += 1,
+                _ => {}
+            }
+        }
+        Ok(self.summary)
+    }
+
+    /// Reports a difference of pair `p` (its thread's cause, or a
+    /// consequence of it).
+    fn report(
+        &mut self,
+        p: usize,
+        kinds: Vec<Kind>,
+        a: Option<(usize, DiffCall)>,
+        b: Option<(usize, DiffCall)>,
+        out: &mut dyn FnMut(&Difference) -> io::Result<()>,
+    ) -> io::Result<()> {
+        if kinds.is_empty() {
+            return Ok(());
+        }
+        let pair = &mut self.pairs[p];
+        let role = if let Some((ca, cb)) = pair.cause {
+            self.summary.consequences += 1;
+            Role::Consequence { a: ca, b: cb }
+        } else {
+            pair.cause = Some((a.as_ref().map(|x| x.0), b.as_ref().map(|x| x.0)));
+            self.summary.causes += 1;
+            Role::Cause
+        };
+        self.summary.differing += 1;
+        for k in &kinds {
+            *self.summary.kinds.entry(*k).or_default() += 1;
+        }
+        out(&Difference {
+            kinds,
+            thread: (pair.a.thread, pair.b.thread),
+            a,
+            b,
+            role,
+        })
+    }
+
+    /// Takes the head calls of pair `p`: `paired` of each run compared
+    /// (flagged "input differs" when their keys differ), then the rest of
+    /// the `from_a` and `from_b` heads as one run's only.
+    fn take(
+        &mut self,
+        p: usize,
+        (from_a, from_b): (usize, usize),
+        out: &mut dyn FnMut(&Difference) -> io::Result<()>,
+    ) -> io::Result<()> {
+        let paired = from_a.min(from_b);
+        self.queued[0] -= from_a;
+        self.queued[1] -= from_b;
+        for _ in 0..paired {
+            let pair = &mut self.pairs[p];
+            let (Some(a), Some(b)) = (pair.a.calls.pop_front(), pair.b.calls.pop_front()) else {
+                unreachable!("`take` is given at most the queued calls");
+            };
+            let mut kinds = compare(&a.1.outcome, &b.1.outcome, &self.opts);
+            if a.1.key != b.1.key {
+                kinds.push(Kind::Input);
+            }
+            self.summary.compared += 1;
+            self.report(p, kinds, Some(a), Some(b), out)?;
+        }
+        for _ in paired..from_a {
+            let a = self.pairs[p].a.calls.pop_front();
+            self.report(p, vec![Kind::OnlyInA], a, None, out)?;
+        }
+        for _ in paired..from_b {
+            let b = self.pairs[p].b.calls.pop_front();
+            self.report(p, vec![Kind::OnlyInB], None, b, out)?;
+        }
+        Ok(())
+    }
+
+    /// Aligns what pair `p` holds, as far as can be decided (at the
+    /// `end` of both runs, everything).
+    fn advance(
+        &mut self,
+        p: usize,
+        end: bool,
+        out: &mut dyn FnMut(&Difference) -> io::Result<()>,
+    ) -> io::Result<()> {
+        loop {
+            let pair = &self.pairs[p];
+            let (la, lb) = (pair.a.calls.len(), pair.b.calls.len());
+            if la == 0 || lb == 0 {
+                // A lead of one run: its counterpart may still come,
+                // within the window.
+                if end {
+                    self.take(p, (la, lb), out)?;
+                } else if la.max(lb) >= self.summary.window {
+                    self.summary.window_overflows += 1;
+                    self.take(p, (la, lb), out)?;
+                }
+                return Ok(());
+            }
+            if pair.a.calls[0].1.key == pair.b.calls[0].1.key {
+                self.take(p, (1, 1), out)?;
+                continue;
+            }
+            let window = self.summary.window;
+            // A search costs the queued calls: searching again only once
+            // they have doubled (or at the window, or the end) keeps a
+            // divergent stretch linear. The nearest common call is the
+            // same, found later: calls only join the queues meanwhile.
+            if !end && la.max(lb) < window && la + lb < 2 * pair.searched_at {
+                return Ok(());
+            }
+            let anchor = nearest_common(&pair.a.calls, &pair.b.calls);
+            let stretch = match anchor {
+                // No nearer common call can arrive.
+                Some((i, j)) if end || la.min(lb) >= i + j || la.max(lb) >= window => (i, j),
+                None if end => (la, lb),
+                None if la.max(lb) >= window => {
+                    self.summary.window_overflows += 1;
+                    (la, lb)
+                }
+                _ => {
+                    self.pairs[p].searched_at = la + lb;
+                    return Ok(());
+                }
+            };
+            self.pairs[p].searched_at = 0;
+            self.take(p, stretch, out)?;
+        }
+    }
+}
+
+/// The pair of queued calls with equal keys and the least i + j.
+fn nearest_common(
+    a: &VecDeque<(usize, DiffCall)>,
+    b: &VecDeque<(usize, DiffCall)>,
+) -> Option<(usize, usize)> {
+    let mut first_in_b: HashMap<&InputKey, usize> = HashMap::with_capacity(b.len());
+    for (j, (_, c)) in b.iter().enumerate() {
+        first_in_b.entry(&c.key).or_insert(j);
+    }
+    let mut best: Option<(usize, usize)> = None;
+    for (i, (_, c)) in a.iter().enumerate() {
+        if best.is_some_and(|(bi, bj)| i >= bi + bj) {
+            break;
+        }
+        if let Some(&j) = first_in_b.get(&c.key) {
+            if best.map_or(true, |(bi, bj)| i + j < bi + bj) {
+                best = Some((i, j));
             }
         }
     }
-    summary.differing = differences.len();
-    for d in &differences {
-        for k in &d.kinds {
-            *summary.kinds.entry(*k).or_default() += 1;
+    best
+}
+
+/// Compares run A with run B, read as streams: each difference goes to
+/// `out` as soon as it is decided, the counts are returned.
+///
+/// # Errors
+/// An unreadable run, or what `out` returns (as [`DiffError::Output`]).
+pub fn diff(
+    path_a: &Path,
+    path_b: &Path,
+    opts: &Options,
+    out: &mut dyn FnMut(&Difference) -> io::Result<()>,
+) -> Result<Summary, DiffError> {
+    let mut arrived = [Arrived::default(), Arrived::default()];
+    let [arrived_a, arrived_b] = &mut arrived;
+    let mut runs = [
+        Source::open(path_a, arrived_a)?,
+        Source::open(path_b, arrived_b)?,
+    ];
+    // Read ahead to each run's first call: auto matching looks at it.
+    let mut ahead: [VecDeque<Item>; 2] = [VecDeque::new(), VecDeque::new()];
+    let mut ended = [false, false];
+    for s in 0..2 {
+        loop {
+            let Some(item) = runs[s].next()? else {
+                ended[s] = true;
+                break;
+            };
+            let is_call = matches!(item, Item::Call(_));
+            ahead[s].push_back(item);
+            if is_call {
+                break;
+            }
         }
     }
-    Report {
-        differences,
-        summary,
-        duration_shown: opts.duration_ratio.is_some(),
+    // Which thread calls first is a race; which process, not.
+    let first_pid = |q: &VecDeque<Item>| {
+        q.iter().find_map(|i| match i {
+            Item::Call(c) => Some(c.pid),
+            Item::Lost => None,
+        })
+    };
+    let by_tid = match opts.matching {
+        Matching::Tid => true,
+        Matching::Order => false,
+        Matching::Auto => first_pid(&ahead[0]) == first_pid(&ahead[1]),
+    };
+    let mut differ = Differ::new(*opts, by_tid);
+    let mut feed = |differ: &mut Differ, side: Side, item: Item| match item {
+        Item::Call(c) => differ.push(side, c, out).map_err(DiffError::Output),
+        Item::Lost => {
+            differ.lost(side);
+            Ok(())
+        }
+    };
+    for (s, side) in [(0, Side::A), (1, Side::B)] {
+        while let Some(item) = ahead[s].pop_front() {
+            feed(&mut differ, side, item)?;
+        }
     }
+    while !(ended[0] && ended[1]) {
+        // Read from the run that is behind: the one with fewer calls
+        // waiting for their counterpart.
+        let side = match ended {
+            [true, _] => Side::B,
+            [_, true] => Side::A,
+            _ if differ.queued(Side::B) < differ.queued(Side::A) => Side::B,
+            _ => Side::A,
+        };
+        let s = at(side);
+        match runs[s].next()? {
+            Some(item) => feed(&mut differ, side, item)?,
+            None => ended[s] = true,
+        }
+    }
+    differ.finish(out).map_err(DiffError::Output)
 }

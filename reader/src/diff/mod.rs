@@ -2,25 +2,50 @@
 //! for kernel regression testing (one kernel against another, or capture
 //! on two kernel variants).
 //!
-//! Each run is a raw trace file (`reader -w`), decoded here into the
-//! JSON line form, or the JSON Lines that `reader --format json` printed.
-//! Only what the JSON line holds is used, so both inputs compare alike.
+//! Each run is a raw trace file (`reader -w`), decoded call by call with
+//! the library's call assembly, or the JSON Lines that `reader --format
+//! json` printed, parsed line by line. Either way each call is reduced on
+//! arrival to a [`DiffCall`]: typed keys and outcomes, the same from both
+//! inputs, so a trace and its JSON Lines compare alike.
 //!
-//! * **Threads.** Calls are grouped per thread. When both runs have the
-//!   same threads (pid, tid), threads are matched by tid; otherwise by spawn
-//!   order: processes ranked by pid, threads by tid within their process
-//!   ([`Matching`]). A thread of one run only has all its calls reported
-//!   as only in that run.
-//! * **Calls.** Within a matched thread, calls are aligned with Myers'
-//!   diff (the `similar` crate) on an [`InputKey`] that leaves out what
-//!   legitimately varies between runs (fd numbers, addresses, times): the
-//!   syscall, each argument as its row of the syscall table says
-//!   ([`crate::syscall::Compare`]: for `perf_event_open` the flags, pid and
-//!   cpu arguments and whether `group_fd` is an fd), the capture status,
-//!   the declared size and the captured attr members.
-//!   Aligned calls are compared; a replaced stretch is paired position by
-//!   position, compared, and flagged "input differs"; what is left over is
-//!   only in A or only in B. No call is dropped.
+//! * **Streaming.** Both runs are read at once, calls in time order,
+//!   interleaved across threads, each into its thread's queue; the next
+//!   call is read from the run with fewer calls waiting. A call leaves its
+//!   queue as soon as it is paired or reported, so memory is bounded by
+//!   the alignment window ([`Options::window`] calls per thread and run),
+//!   not by the length of the runs.
+//! * **Threads.** With [`Matching::Tid`] a thread is paired with the same
+//!   (pid, tid) of the other run. With [`Matching::Order`] processes are
+//!   ranked by first appearance, and a thread is paired, in the process
+//!   of the same rank, with the first thread of the other run still
+//!   without a counterpart whose first call is the same call (threads
+//!   started together race to their first call, but each makes its own
+//!   calls), else with one that has waited a window of calls for a
+//!   counterpart; else it waits for one. [`Matching::Auto`] pairs by tid
+//!   when the two runs' first calls come from the same process id (runs
+//!   in freshly booted guests get the same ids), else by order. A thread
+//!   of one run only has all its calls reported as only in that run.
+//! * **Calls.** Within a matched thread, calls are aligned on an
+//!   [`InputKey`] that leaves out what legitimately varies between runs
+//!   (fd numbers, addresses, times): the syscall, each argument as its
+//!   row of the syscall table says ([`crate::syscall::Compare`]: for
+//!   `perf_event_open` the flags, pid and cpu arguments and whether
+//!   `group_fd` is an fd), the capture status, the declared size and the
+//!   captured attr members. Heads with the same key are paired and
+//!   compared. When the heads differ, the nearest common call is the
+//!   anchor: the pair (i, j) of equal keys with the least i + j among the
+//!   queued calls, taken once no nearer one can still arrive. The calls
+//!   before it are a replaced stretch: paired position by position,
+//!   compared and flagged "input differs"; what is left over is only in A
+//!   or only in B. No call is dropped.
+//! * **Past the window.** When a thread's queue in either run reaches the
+//!   window with no common call in sight (or with nothing queued in the
+//!   other run), everything queued for that thread is reported as one
+//!   replaced stretch (as above) and alignment starts afresh after it;
+//!   the summary counts these overflows. So calls that match only more
+//!   than a window apart (a long divergent stretch, a thread that far
+//!   ahead in one run, a thread of one run only) are reported as
+//!   differing, never silently skipped, and memory stays bounded.
 //! * **Outcomes** ([`Kind`]): the result (a success compares as a success,
 //!   whatever the fd number, a failure by errno), `required_size` and
 //!   whether the size was written back, the capture status and fault
@@ -28,12 +53,21 @@
 //!   only with [`Options::duration_ratio`]. A half call (unfinished, or
 //!   its ENTRY lost) is compared on what it has: EXIT fields when both
 //!   have an EXIT, ENTRY fields when both have an ENTRY.
+//! * **Divergence.** A program that reacts to results makes other calls
+//!   after the first result that changed, so per thread the first
+//!   differing call is reported as the [`Role::Cause`] and every later
+//!   difference of that thread (input differences, calls of one run only,
+//!   other changed outcomes) as a [`Role::Consequence`] of it. The cause
+//!   is a changed outcome, or, when a thread's calls part with no changed
+//!   outcome before (a cause the capture does not see), the first call
+//!   that differs in input or is in one run only.
 //!
 //! `load.rs` reads a run, `align.rs` pairs threads and calls and compares
 //! them, `loss.rs` reads what a run lost ([`RunLoss`]: the kernel's final
 //! counters, the LOST records' call ids), which decides whether a
-//! comparison means anything. Printing the [`Report`] is the caller's: the `reader` binary
-//! writes it as text or JSON Lines.
+//! comparison means anything. Printing each [`Difference`] and the
+//! [`Summary`] is the caller's: the `reader` binary writes them as text
+//! or JSON Lines.
 
 mod align;
 mod load;
@@ -43,10 +77,7 @@ use std::collections::BTreeMap;
 use std::io;
 use std::path::PathBuf;
 
-use serde_json::Value;
-
-pub use align::diff;
-pub use load::load;
+pub use align::{diff, Differ, Side};
 pub use loss::{LastRecord, LostStretch, RingLoss, RunLoss};
 
 /// Why a run could not be read.
@@ -80,17 +111,21 @@ pub enum DiffError {
         /// What is wrong with it.
         why: String,
     },
+    /// The report could not be written.
+    #[error("writing the report: {0}")]
+    Output(#[source] io::Error),
 }
 
 /// How threads of the two runs are paired.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Matching {
-    /// By tid when both runs have the same threads (pid, tid), else by order.
+    /// By tid when both runs' first calls come from the same pid, else
+    /// by order.
     Auto,
     /// By tid.
     Tid,
-    /// By spawn order: processes ranked by pid, threads by tid within
-    /// their process.
+    /// By order of first appearance: of the processes, and of the
+    /// threads within each.
     Order,
 }
 
@@ -101,7 +136,16 @@ pub struct Options {
     pub matching: Matching,
     /// Report durations whose ratio (slower / faster) exceeds this.
     pub duration_ratio: Option<f64>,
+    /// The alignment window: how many calls of one thread of one run may
+    /// wait for their counterpart ([`DEFAULT_WINDOW`]).
+    pub window: usize,
 }
+
+/// The default alignment window: a divergent stretch or a lead of one
+/// run over the other of up to this many calls per thread is aligned
+/// exactly; memory stays below about 1 KB a call times this, per thread
+/// and run.
+pub const DEFAULT_WINDOW: usize = 1024;
 
 /// A kind of difference, in summary order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -241,66 +285,53 @@ pub struct DiffCall {
     /// Argument word 5 (the e2e workloads' tag).
     pub word5: Option<u64>,
     key: InputKey,
-    /// The call as text: `perf_event_open({…}, pid=…, cpu=…, group_fd=…,
-    /// flags=…)`.
-    pub text: String,
+    /// The call as text ([`DiffCall::text`]).
+    text: CallText,
     /// What is compared.
     pub outcome: Outcome,
     /// The keys of its syscall's captured pointer, if it has one.
     pub capture_keys: Option<&'static crate::syscall::CaptureKeys>,
 }
 
-/// A run: its calls per thread, in order.
-#[derive(Debug, Default)]
-pub struct Run {
-    threads: BTreeMap<(i64, i64), Vec<DiffCall>>,
-    lost_records: u64,
-}
-
-impl Run {
-    /// How many calls the run holds.
-    #[must_use]
-    pub fn calls(&self) -> usize {
-        self.threads.values().map(Vec::len).sum()
-    }
-
-    /// Adds one JSON line (a call or a LOST record).
-    ///
-    /// # Errors
-    /// A line that is not a call or LOST record of the reader's JSON.
-    pub fn push_json(&mut self, v: &Value) -> Result<(), String> {
-        match v.get("event").and_then(Value::as_str) {
-            Some("call") => {
-                let c = DiffCall::from_json(v)?;
-                self.threads.entry((c.pid, c.tid)).or_default().push(c);
-                Ok(())
-            }
-            Some("lost") => {
-                self.lost_records += 1;
-                Ok(())
-            }
-            _ => Err("not a call or lost line of `reader --format json`".to_owned()),
-        }
-    }
+/// A call's text: made on reading a JSON line (which holds every key
+/// the text shows), or when asked for from a decoded call.
+#[derive(Debug, Clone)]
+enum CallText {
+    Ready(String),
+    Decoded(Box<(crate::call::Call, std::sync::Arc<crate::decode::PmuTypes>)>),
 }
 
 /// A thread: (pid, tid).
 pub type Thread = (i64, i64);
 
-/// A thread of A and its counterpart in B (either may be missing).
-type ThreadPair = (Option<Thread>, Option<Thread>);
+/// Where a difference stands in its thread's divergence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// The first difference of its thread.
+    Cause,
+    /// A later difference of the same thread: the index of the cause's
+    /// call in A and in B (a call of one run only has one).
+    Consequence {
+        /// The cause's index in A's thread.
+        a: Option<usize>,
+        /// The cause's index in B's thread.
+        b: Option<usize>,
+    },
+}
 
 /// One differing call (or a call of one run only).
 #[derive(Debug)]
-pub struct Difference<'r> {
+pub struct Difference {
     /// What differs, in [`Kind`] order.
     pub kinds: Vec<Kind>,
     /// The thread (pid, tid) of each run.
     pub thread: (Option<Thread>, Option<Thread>),
     /// The call of A with its index in its thread, if any.
-    pub a: Option<(usize, &'r DiffCall)>,
+    pub a: Option<(usize, DiffCall)>,
     /// The call of B with its index in its thread, if any.
-    pub b: Option<(usize, &'r DiffCall)>,
+    pub b: Option<(usize, DiffCall)>,
+    /// Cause or consequence.
+    pub role: Role,
 }
 
 /// The counts of a comparison.
@@ -318,32 +349,32 @@ pub struct Summary {
     pub compared: usize,
     /// Calls reported (differing, or in one run only).
     pub differing: usize,
+    /// Differences reported as a cause (one per thread that diverges).
+    pub causes: usize,
+    /// Differences reported as a consequence of their thread's cause.
+    pub consequences: usize,
     /// Calls per kind of difference.
     pub kinds: BTreeMap<Kind, usize>,
     /// LOST records of A, of B.
     pub lost_records: (u64, u64),
+    /// The alignment window used ([`Options::window`]).
+    pub window: usize,
+    /// How often a thread's queue reached the window with no common call
+    /// in sight (its queued calls then reported as a replaced stretch).
+    pub window_overflows: usize,
     /// What A and B lost by their final counters, for the headline and
     /// the rings it names: set by the caller that read them
     /// ([`RunLoss::read`]), `None` otherwise.
     pub loss: Option<(RunLoss, RunLoss)>,
-}
-
-/// The result of [`diff`].
-#[derive(Debug)]
-pub struct Report<'r> {
-    /// Every differing call, thread by thread, in call order.
-    pub differences: Vec<Difference<'r>>,
-    /// The counts.
-    pub summary: Summary,
     /// Whether durations were compared ([`Options::duration_ratio`]), and
     /// so belong in the report.
     pub duration_shown: bool,
 }
 
-impl Report<'_> {
+impl Summary {
     /// Whether the runs are equal.
     #[must_use]
     pub fn equal(&self) -> bool {
-        self.differences.is_empty()
+        self.differing == 0
     }
 }

@@ -118,7 +118,7 @@ fn attr_nonzero_members(
     }
 }
 
-fn value(buf: &mut Vec<u8>, scratch: &mut String, v: &Value<'_>, pmus: &PmuTypes) {
+pub(crate) fn value(buf: &mut Vec<u8>, scratch: &mut String, v: &Value<'_>, pmus: &PmuTypes) {
     match v {
         Value::Null => buf.extend_from_slice(b"null"),
         Value::U64(v) => scalar::u64(buf, *v),

@@ -15,6 +15,8 @@
 //! * `golden`: golden ring images and their byte-exact text and JSON
 //!   output; save → show round trips.
 //! * `fuzz`: random bytes never panic the decoder.
+//! * `diff`: the streaming comparison: one cause per diverging thread,
+//!   equal runs, what happens past the alignment window.
 //! * `filter`: the Syscall Trace filter: every field reachable and agreeing
 //!   with the JSON output, random filters against a reference evaluator.
 //!
@@ -26,6 +28,7 @@
 use antinomie_reader_testkit as support;
 
 mod decode;
+mod diff;
 mod filter;
 mod follow;
 mod fuzz;

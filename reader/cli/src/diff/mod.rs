@@ -1,4 +1,4 @@
-//! `reader diff`: loads and compares two runs with the library's
+//! `reader diff`: compares two runs, streamed, with the library's
 //! [`antinomie_reader::diff`], and prints the report (`render.rs`); a run
 //! that lost records is compared only with `--allow-loss` (`loss.rs`).
 
@@ -39,14 +39,8 @@ pub(crate) fn diff_runs(
         report!("reader: diff: -p, --tid, -t and -r do not apply to diff (pids, tids and times differ between runs)");
         return ExitCode::from(2);
     }
-    let runs = diff::load(run_a).and_then(|ra| Ok((ra, diff::load(run_b)?)));
-    let (ra, rb) = match runs {
-        Ok(runs) => runs,
-        Err(why) => {
-            report!("reader: diff: {why}");
-            return ExitCode::from(2);
-        }
-    };
+    // The loss first: a lossy run is not compared unless asked, as a call
+    // it lost would pass for a difference.
     let losses = RunLoss::read(run_a).and_then(|la| Ok((la, RunLoss::read(run_b)?)));
     let (loss_a, loss_b) = match losses {
         Ok(losses) => losses,
@@ -64,6 +58,7 @@ pub(crate) fn diff_runs(
     let opts = diff::Options {
         matching,
         duration_ratio: ratio,
+        window: diff::DEFAULT_WINDOW,
     };
     let out: Box<dyn Write> = match &common.output {
         Some(path) => match File::create(path) {
@@ -83,13 +78,30 @@ pub(crate) fn diff_runs(
         };
         return finish(written, &mut out).unwrap_or(ExitCode::from(INCONCLUSIVE));
     }
-    let mut report = diff::diff(&ra, &rb, &opts);
-    report.summary.loss = Some((loss_a, loss_b));
-    let written = match common.format {
-        FormatArg::Text => render::write_text(&report, &mut out),
-        FormatArg::Json => render::write_json(&report, &mut out),
+    // The runs are read as streams: each difference is written as soon
+    // as it is decided, the summary at the end.
+    let format = common.format;
+    let duration_shown = ratio.is_some();
+    let mut write_difference = |d: &diff::Difference| match format {
+        FormatArg::Text => render::difference_text(d, duration_shown, &mut out),
+        FormatArg::Json => render::difference_json(d, &mut out),
     };
-    finish(written, &mut out).unwrap_or(ExitCode::from(u8::from(!report.equal())))
+    let mut summary = match diff::diff(run_a, run_b, &opts, &mut write_difference) {
+        Ok(summary) => summary,
+        Err(diff::DiffError::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => {
+            return ExitCode::from(1)
+        }
+        Err(why) => {
+            report!("reader: diff: {why}");
+            return ExitCode::from(2);
+        }
+    };
+    summary.loss = Some((loss_a, loss_b));
+    let written = match format {
+        FormatArg::Text => render::summary_text(&summary, &mut out),
+        FormatArg::Json => render::summary_json(&summary, &mut out),
+    };
+    finish(written, &mut out).unwrap_or(ExitCode::from(u8::from(!summary.equal())))
 }
 
 /// Flushes the report; the exit status 2 if it could not be written (a

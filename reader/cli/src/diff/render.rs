@@ -1,5 +1,6 @@
 //! `reader diff`'s report as text (one line per differing call, both
-//! outcomes side by side, then the summary) or as JSON Lines.
+//! outcomes side by side, a consequence indented under its thread's
+//! cause, then the summary) or as JSON Lines.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -7,7 +8,7 @@ use std::io::{self, Write};
 
 use serde_json::{json, Map, Value};
 
-use antinomie_reader::diff::{DiffCall, Difference, Kind, Report};
+use antinomie_reader::diff::{DiffCall, Difference, Kind, Role, Summary};
 
 use super::loss;
 
@@ -55,7 +56,7 @@ fn outcome_text(c: Option<&DiffCall>, duration: bool) -> String {
     s
 }
 
-fn side_json(side: Option<(usize, &DiffCall)>, thread: Option<(i64, i64)>) -> Value {
+fn side_json(side: Option<&(usize, DiffCall)>, thread: Option<(i64, i64)>) -> Value {
     let Some((index, c)) = side else {
         return Value::Null;
     };
@@ -84,7 +85,7 @@ fn side_json(side: Option<(usize, &DiffCall)>, thread: Option<(i64, i64)>) -> Va
     side
 }
 
-fn thread_label(d: &Difference<'_>) -> String {
+fn thread_label(d: &Difference) -> String {
     match d.thread {
         (Some(a), Some(b)) if a.1 == b.1 => format!("tid {}", a.1),
         (Some(a), Some(b)) => format!("tid {}/{}", a.1, b.1),
@@ -105,34 +106,49 @@ fn kinds_json(kinds: &BTreeMap<Kind, usize>) -> Value {
     Value::Object(m)
 }
 
-/// One line per differing call, then the summary.
+/// One differing call as a line (and B's call under it when the inputs
+/// differ); a consequence indented, `then`, under its thread's cause.
 ///
 /// # Errors
 /// Only if writing fails.
-pub(crate) fn write_text<W: Write>(report: &Report<'_>, out: &mut W) -> io::Result<()> {
-    for d in &report.differences {
-        let index = match (d.a, d.b) {
-            (Some((i, _)), Some((j, _))) if i == j => format!("#{i}"),
-            (Some((i, _)), Some((j, _))) => format!("#{i}/#{j}"),
-            (Some((i, _)), None) => format!("#{i}/-"),
-            (None, Some((j, _))) => format!("-/#{j}"),
-            (None, None) => "#?".to_owned(),
-        };
-        let call = d.a.or(d.b).map_or("", |(_, c)| c.text.as_str());
-        let kinds: Vec<&str> = d.kinds.iter().map(|k| k.name()).collect();
-        writeln!(
-            out,
-            "{} {index} {call}: A = {} | B = {} [{}]",
-            thread_label(d),
-            outcome_text(d.a.map(|x| x.1), report.duration_shown),
-            outcome_text(d.b.map(|x| x.1), report.duration_shown),
-            kinds.join(", "),
-        )?;
-        if let (Some(_), Some((_, b)), true) = (d.a, d.b, d.kinds.contains(&Kind::Input)) {
-            writeln!(out, "    B's call: {}", b.text)?;
-        }
+pub(crate) fn difference_text<W: Write>(
+    d: &Difference,
+    duration_shown: bool,
+    out: &mut W,
+) -> io::Result<()> {
+    let index = match (&d.a, &d.b) {
+        (Some((i, _)), Some((j, _))) if i == j => format!("#{i}"),
+        (Some((i, _)), Some((j, _))) => format!("#{i}/#{j}"),
+        (Some((i, _)), None) => format!("#{i}/-"),
+        (None, Some((j, _))) => format!("-/#{j}"),
+        (None, None) => "#?".to_owned(),
+    };
+    let call = d.a.as_ref().or(d.b.as_ref()).map(|(_, c)| c.text());
+    let call = call.as_deref().unwrap_or("");
+    let kinds: Vec<&str> = d.kinds.iter().map(|k| k.name()).collect();
+    let lead = match d.role {
+        Role::Cause => "",
+        Role::Consequence { .. } => "  then ",
+    };
+    writeln!(
+        out,
+        "{lead}{} {index} {call}: A = {} | B = {} [{}]",
+        thread_label(d),
+        outcome_text(d.a.as_ref().map(|x| &x.1), duration_shown),
+        outcome_text(d.b.as_ref().map(|x| &x.1), duration_shown),
+        kinds.join(", "),
+    )?;
+    if let (Some(_), Some((_, b)), true) = (&d.a, &d.b, d.kinds.contains(&Kind::Input)) {
+        writeln!(out, "    B's call: {}", b.text())?;
     }
-    let s = &report.summary;
+    Ok(())
+}
+
+/// The summary, after the differences.
+///
+/// # Errors
+/// Only if writing fails.
+pub(crate) fn summary_text<W: Write>(s: &Summary, out: &mut W) -> io::Result<()> {
     writeln!(
         out,
         "summary: {} calls differ; {} compared (A: {} calls in {} threads, B: {} calls in {} threads; {} threads matched by {}){}",
@@ -151,8 +167,10 @@ pub(crate) fn write_text<W: Write>(report: &Report<'_>, out: &mut W) -> io::Resu
     if let Some((a, b)) = &s.loss {
         loss::write_rings(a, b, out)?;
     }
+    writeln!(out, "  {:<17} {}", "causes", s.causes)?;
+    writeln!(out, "  {:<17} {}", "consequences", s.consequences)?;
     for k in Kind::ALL {
-        if k == Kind::Duration && !report.duration_shown {
+        if k == Kind::Duration && !s.duration_shown {
             continue;
         }
         writeln!(
@@ -164,10 +182,11 @@ pub(crate) fn write_text<W: Write>(report: &Report<'_>, out: &mut W) -> io::Resu
     }
     writeln!(out, "  {:<17} {}", "threads_only_in_a", s.threads_only.0)?;
     writeln!(out, "  {:<17} {}", "threads_only_in_b", s.threads_only.1)?;
+    writeln!(out, "  {:<17} {}", "window_overflows", s.window_overflows)?;
     writeln!(
         out,
         "{}",
-        if report.equal() {
+        if s.equal() {
             "equal"
         } else {
             "the runs differ"
@@ -175,29 +194,41 @@ pub(crate) fn write_text<W: Write>(report: &Report<'_>, out: &mut W) -> io::Resu
     )
 }
 
-/// One JSON object per differing call, then a summary object.
+/// One differing call as a JSON object: its role, and for a consequence
+/// the indexes of its thread's cause.
 ///
 /// # Errors
 /// Only if writing fails.
-pub(crate) fn write_json<W: Write>(report: &Report<'_>, out: &mut W) -> io::Result<()> {
-    for d in &report.differences {
-        let kinds: Vec<&str> = d.kinds.iter().map(|k| k.name()).collect();
-        let v = json!({
-            "event": "difference",
-            "kinds": kinds,
-            "input_differs": d.kinds.contains(&Kind::Input),
-            "call": d.a.or(d.b).map(|(_, c)| c.text.as_str()),
-            "b_call": d.b.filter(|_| d.kinds.contains(&Kind::Input)).map(|(_, c)| c.text.as_str()),
-            "a": side_json(d.a, d.thread.0),
-            "b": side_json(d.b, d.thread.1),
-        });
-        serde_json::to_writer(&mut *out, &v)?;
-        out.write_all(b"\n")?;
-    }
-    let s = &report.summary;
+pub(crate) fn difference_json<W: Write>(d: &Difference, out: &mut W) -> io::Result<()> {
+    let kinds: Vec<&str> = d.kinds.iter().map(|k| k.name()).collect();
+    let (role, cause) = match d.role {
+        Role::Cause => ("cause", Value::Null),
+        Role::Consequence { a, b } => ("consequence", json!({ "a": a, "b": b })),
+    };
+    let input_differs = d.kinds.contains(&Kind::Input);
+    let v = json!({
+        "event": "difference",
+        "kinds": kinds,
+        "role": role,
+        "cause": cause,
+        "input_differs": input_differs,
+        "call": d.a.as_ref().or(d.b.as_ref()).map(|(_, c)| c.text()),
+        "b_call": d.b.as_ref().filter(|_| input_differs).map(|(_, c)| c.text()),
+        "a": side_json(d.a.as_ref(), d.thread.0),
+        "b": side_json(d.b.as_ref(), d.thread.1),
+    });
+    serde_json::to_writer(&mut *out, &v)?;
+    out.write_all(b"\n")
+}
+
+/// The summary object, after the differences.
+///
+/// # Errors
+/// Only if writing fails.
+pub(crate) fn summary_json<W: Write>(s: &Summary, out: &mut W) -> io::Result<()> {
     let v = json!({
         "event": "summary",
-        "equal": report.equal(),
+        "equal": s.equal(),
         "matched_by": s.matched_by,
         "threads": {
             "a": s.threads.0,
@@ -211,10 +242,13 @@ pub(crate) fn write_json<W: Write>(report: &Report<'_>, out: &mut W) -> io::Resu
             "b": s.calls.1,
             "compared": s.compared,
             "differing": s.differing,
+            "causes": s.causes,
+            "consequences": s.consequences,
         },
         "differences": kinds_json(&s.kinds),
         "lost_records": { "a": s.lost_records.0, "b": s.lost_records.1 },
         "loss": s.loss.as_ref().map(|(a, b)| loss::loss_json(a, b)),
+        "window": { "calls": s.window, "overflows": s.window_overflows },
     });
     serde_json::to_writer(&mut *out, &v)?;
     out.write_all(b"\n")

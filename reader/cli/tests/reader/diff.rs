@@ -276,8 +276,8 @@ fn unequal_thread_counts() {
     let b = tmp.write("b.jsonl", &run(100, &[100], 2));
     let d = diff(&a, &b, &[]);
     assert_eq!(d.code, Some(1));
-    // Not the same tids: by order, thread 100 is each run's first.
-    assert_eq!(d.summary["matched_by"], "order");
+    // Both runs' first call is process 100's: threads are matched by tid.
+    assert_eq!(d.summary["matched_by"], "tid");
     assert_eq!(d.summary["threads"]["matched"], 1);
     assert_eq!(d.summary["threads"]["only_in_a"], 1);
     assert_eq!(d.summary["threads"]["only_in_b"], 0);
@@ -286,7 +286,17 @@ fn unequal_thread_counts() {
         assert_eq!(x["kinds"], json!(["only_in_a"]));
         assert_eq!(x["a"]["tid"], 101);
         assert_eq!(x["a"]["index"], i);
+        // The thread's first call is the cause, the others follow it.
+        if i == 0 {
+            assert_eq!(x["role"], "cause");
+            assert!(x["cause"].is_null());
+        } else {
+            assert_eq!(x["role"], "consequence");
+            assert_eq!(x["cause"], json!({"a": 0, "b": null}));
+        }
     }
+    assert_eq!(d.summary["calls"]["causes"], 1);
+    assert_eq!(d.summary["calls"]["consequences"], 5);
     assert_eq!(d.summary["calls"]["compared"], 10);
     // And the other way round.
     let d = diff(&b, &a, &[]);
@@ -435,6 +445,12 @@ fn a_real_trace_against_its_json() {
     assert_eq!(x["kinds"], json!(["ret", "required_size", "size_written"]));
     assert_eq!(x["a"]["call_id"], lines[k]["call_id"]);
     assert_eq!(x["a"]["tid"], lines[k]["tid"]);
+    // The call's text, made from the decoded call (the trace is A) and
+    // from its JSON line (swapped, the JSON is A), is one text.
+    let swapped = diff(&b, &trace, &[]);
+    assert_eq!(swapped.differences.len(), 1, "{:?}", swapped.differences);
+    assert!(x["call"].as_str().unwrap().starts_with("perf_event_open({"));
+    assert_eq!(swapped.differences[0]["call"], x["call"]);
 }
 
 #[test]
@@ -449,4 +465,87 @@ fn a_tid_reused_in_another_process_is_another_thread() {
     assert_eq!(d.summary["threads"]["a"], 4);
     assert_eq!(d.summary["threads"]["matched"], 4);
     assert_eq!(d.summary["calls"]["compared"], 32);
+}
+
+/// A program that reacts to results: thread 101 of B gets E2BIG at its
+/// call #3 and falls back, making two other calls before it goes on as
+/// in A; thread 100 is the same in both. The changed result is named the
+/// one cause, everything after it in that thread is grouped under it.
+#[test]
+fn a_changed_result_is_the_cause_of_what_follows() {
+    let tmp = Scratch::new("diverge");
+    let ra = run(100, &[100, 101], 2);
+    let a = tmp.write("a.jsonl", &ra);
+    let mut rb = ra.clone();
+    // Thread 101's calls are lines 10 to 15; its call #3 is line 13.
+    set_ret(&mut rb[13], -7);
+    rb[13]["arg0.required_size"] = json!(136);
+    rb[13]["arg0.size_written"] = json!(true);
+    // The fallback: two calls A never made, then #4 and #5 as in A but
+    // #4 fails (its group leader is gone).
+    rb.insert(14, call(100, 101, 50, 60));
+    rb.insert(15, call(100, 101, 51, 61));
+    set_ret(&mut rb[16], -22);
+    let b = tmp.write("b.jsonl", &rb);
+    let d = diff(&a, &b, &[]);
+    assert_eq!(d.code, Some(1));
+    let roles: Vec<(&str, Vec<&str>)> = d
+        .differences
+        .iter()
+        .map(|x| {
+            (
+                x["role"].as_str().unwrap(),
+                x["kinds"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|k| k.as_str().unwrap())
+                    .collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        roles,
+        [
+            ("cause", vec!["ret", "required_size", "size_written"]),
+            ("consequence", vec!["only_in_b"]),
+            ("consequence", vec!["only_in_b"]),
+            ("consequence", vec!["ret"]),
+        ],
+        "{:?}",
+        d.differences
+    );
+    for x in &d.differences {
+        assert_eq!(x["b"]["tid"], 101);
+    }
+    assert_eq!(d.differences[0]["a"]["index"], 3);
+    assert_eq!(d.differences[1]["b"]["index"], 4);
+    assert_eq!(d.differences[3]["a"]["index"], 4);
+    assert_eq!(d.differences[3]["b"]["index"], 6);
+    for x in &d.differences[1..] {
+        assert_eq!(x["cause"], json!({"a": 3, "b": 3}));
+    }
+    assert_eq!(d.summary["calls"]["causes"], 1);
+    assert_eq!(d.summary["calls"]["consequences"], 3);
+    assert_eq!(d.summary["calls"]["compared"], 16);
+
+    // The text form: the cause, its consequences indented under it.
+    let out = Command::new(env!("CARGO_BIN_EXE_reader"))
+        .args(["diff"])
+        .arg(&a)
+        .arg(&b)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("tid 101 #3 "), "{text}");
+    assert!(lines[1].starts_with("  then tid 101 -/#4 "), "{text}");
+    assert!(lines[2].starts_with("  then tid 101 -/#5 "), "{text}");
+    assert!(lines[3].starts_with("  then tid 101 #4/#6 "), "{text}");
+    assert!(lines[4].starts_with("summary: 4 calls differ"), "{text}");
+    assert!(
+        text.contains("\n  causes            1\n  consequences      3\n"),
+        "{text}"
+    );
 }
