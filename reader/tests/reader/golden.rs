@@ -260,3 +260,20 @@ fn save_then_show_prints_the_same_bytes() {
         }
     }
 }
+
+/// The checked-in reference page is what the library builds from the
+/// table; `ANTINOMIE_UPDATE_GOLDEN=1` rewrites it, as its header says. (The
+/// binary's tests check that `reader describe` prints the same bytes.)
+#[test]
+fn the_checked_in_reference_page_is_the_tables_page() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/syscalls/perf_event_open.md");
+    let page = syscall::reference_page("perf_event_open").unwrap();
+    if updating() {
+        std::fs::write(&path, &page).unwrap();
+    }
+    let checked_in = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        checked_in == page,
+        "docs/syscalls/perf_event_open.md is stale: ANTINOMIE_UPDATE_GOLDEN=1 cargo test -p antinomie-reader rewrites it; review the diff"
+    );
+}
