@@ -18,8 +18,8 @@ use crossbeam_channel::{Receiver, Sender};
 use super::DrainMsg;
 
 /// The default limit of [`crate::pipeline::Mode::Follow`]'s queue: 128 MiB.
-/// 64 MiB lowered the guest loss test's lossless rate; 128 MiB stayed
-/// within its spread (BENCHMARKS.md, "The follow queue bounded in bytes").
+/// A 256 MiB queue gives the guest loss test the same lossless rate
+/// (BENCHMARKS.md, "Loss and the lossless paced rate").
 pub const DEFAULT_QUEUE_BYTES: usize = 128 << 20;
 
 /// What a message costs the queue: its own size and the record bytes it
