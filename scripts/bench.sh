@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Capture cost, side by side with ftrace's syscall events and strace, in the
-# QEMU guest (issue 9; method and latest table in BENCHMARKS.md). Builds
+# QEMU guest (method and latest table in BENCHMARKS.md). Builds
 # what it needs: the `bench` kernel (normal + CONFIG_FTRACE_SYSCALLS) and
 # the `bench-off` kernel (CONFIG_ANTINOMIE=n), both without KUnit as a
 # production kernel is (kconfig/variants), QEMU's insn plugin, an image with

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The randomized campaign on the debug kernel (KASAN, UBSAN, lockdep,
 # KFENCE): boots qemu/scenarios/campaign, which runs `antinomie-workload
-# campaign` (qemu/guest-tests/src/bin/e2e/campaign.rs) twice over the same
-# seeded calls, capture off then on, and fails on a kernel splat, an
-# accounting mismatch or any call whose result, user memory or userfaultfd
-# faults differ between the passes.
+# campaign` (qemu/guest-tests/src/bin/antinomie-workload/e2e/campaign.rs)
+# twice over the same seeded calls, capture off then on, and fails on a
+# kernel splat, an accounting mismatch or any call whose result, user memory
+# or userfaultfd faults differ between the passes.
 #
 # usage: scripts/campaign.sh [--calls N] [--seed S] [--burst B] [--timeout SECS]
 #                            [--variant V] [--passes off,on] [--test-break outcome|accounting]

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Fetch, verify and unpack the pinned Linux source (DESIGN.md §1), once;
-# print the pristine tree's path.
+# Fetch, verify and unpack the pinned Linux source (docs/design.md: the
+# pinned kernel and its source), once; print the pristine tree's path.
 #
 # Default: Debian's orig tarball of linux=6.12.94-1 from the trixie-security
 # source archive, located through this machine's own apt configuration (a

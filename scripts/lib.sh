@@ -6,7 +6,8 @@ set -euo pipefail
 
 ANTINOMIE_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
-# The pin (DESIGN.md §1). kernel-patch/BASE repeats it for humans.
+# The pin (docs/design.md: the pinned kernel and its source).
+# kernel-patch/BASE repeats it for humans.
 KERNEL_VERSION=6.12.94
 KERNEL_DEB_VERSION=6.12.94-1
 KERNEL_DEB_SUITE=trixie-security

@@ -112,6 +112,8 @@ step "cargo fmt --check" cargo fmt --all --check
 step "cargo clippy -D warnings" cargo clippy --workspace --all-targets --locked -- -D warnings
 step "cargo test (attr table against the pinned uapi header)" cargo_test
 step "shellcheck" scripts/check-shell.sh
+step "word check: a planted word fails it" scripts/tests/check-words.sh
+step "word check: no words about how the project is developed" scripts/check-words.sh
 step "kernel series: apply, export, checkpatch" scripts/check-series.sh
 step "kernel configs: every option sticks" kernel_configs
 [ "$tier" != host ] || finish

@@ -148,7 +148,7 @@ fn guest_images_decode_to_what_the_workload_did() {
 }
 
 /// `antinomie-e2e filters` on the golden images: every field of `reader
-/// fields` and the cases select exactly the calls the workload's
+/// fields` and the scenario cases select exactly the calls the workload's
 /// log says (the check the `filter-e2e` guest scenario runs on a live
 /// trace); on the lossy images (`--lossy`), every field again, with the
 /// unfinished and entry-lost calls and the LOST records.

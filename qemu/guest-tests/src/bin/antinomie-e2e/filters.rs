@@ -15,7 +15,7 @@
 //!   and, by type, comparisons around a value the run holds, `in`, bit tests
 //!   per set bit, bool tests, string equality, and its named constants
 //!   (taken from the model's rendering of the same values);
-//! * the cases — by errno, by flag bit, by attr member on sized-down
+//! * the scenario cases — by errno, by flag bit, by attr member on sized-down
 //!   attrs, by duration, precedence, by double fetch — take their expected subsets straight
 //!   from the workload's log (errno, flags, attr bytes, case names) and must
 //!   select a non-empty proper subset, both ways round (`F` and `!(F)`);
@@ -26,20 +26,16 @@
 //! * with `--lossy` (a stalled reader's trace: LOST records, unfinished
 //!   and entry-lost calls), the same for every field — so that `state`,
 //!   `exit_maybe_lost` and the absent EXIT fields split the calls — and
-//!   every filtered output keeps the LOST lines; the cases, written
+//!   every filtered output keeps the LOST lines; the scenario cases, written
 //!   for the `e2e` scripts, are not run.
 //!
 //! Calls are identified by their `call_id` (the reader's unfiltered output
 //! gives it; the workload call behind each is found by the tag it puts in
 //! argument word 5, or for an entry-lost call by thread and result).
 
-#[path = "filters/checks.rs"]
 mod checks;
-#[path = "filters/field_cases.rs"]
 mod field_cases;
-#[path = "filters/ground_truth.rs"]
 mod ground_truth;
-#[path = "filters/scenario_cases.rs"]
 mod scenario_cases;
 
 use std::collections::BTreeSet;
@@ -91,7 +87,7 @@ type Ids = BTreeSet<u64>;
 
 /// One filter and the calls it must select.
 struct Case {
-    /// The field (or the category) it exercises.
+    /// The field (or the scenario case's category) it exercises.
     about: String,
     filter: String,
     expect: Ids,
@@ -140,7 +136,7 @@ pub fn run(args: &Args<'_>) -> Result<bool, String> {
     check_fields(&trace, &fields, &mut reader, &mut tally);
     if args.lossy {
         println!(
-            "antinomie-e2e: filters: --lossy: the issue's cases (written for the e2e scripts) are not run"
+            "antinomie-e2e: filters: --lossy: the scenario cases (written for the e2e scripts) are not run"
         );
     } else {
         let scenarios = scenario_cases(&trace.calls);

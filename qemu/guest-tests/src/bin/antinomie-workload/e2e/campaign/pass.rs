@@ -5,11 +5,13 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicI32;
 use std::sync::Barrier;
 
+use antinomie_guest_tests::device::Device;
+
 use crate::e2e::random::{Rng, BAD_FD};
 use crate::e2e::system::pin;
 
 use super::arena::Arena;
-use super::capture::{check_epoch, Device, Reader, Tally};
+use super::capture::{check_epoch, counters, Reader, Tally};
 use super::thread::{calls_of_thread, epoch_calls, thread_pass, Outcome, Shared};
 use super::{Args, PassKind, STREAM_BASE};
 /// The ring sizes an epoch picks from, with their weights.
@@ -61,7 +63,7 @@ pub(super) fn run_pass(
     let off_counters = if device_present {
         let dev = Device::open(&args.device)?;
         dev.disable()?;
-        Some(dev.counters()?)
+        Some(counters(&dev)?)
     } else if kind == PassKind::On {
         return Err(format!(
             "{} is missing: a pass `on` needs it",
@@ -101,7 +103,7 @@ pub(super) fn run_pass(
                         drop(dev);
                         Ok((Some(Reader::start(&args.reader, &err_path)?), None))
                     } else {
-                        Ok((None, Some(dev.counters()?)))
+                        Ok((None, Some(counters(&dev)?)))
                     }
                 };
                 match step() {
@@ -131,7 +133,7 @@ pub(super) fn run_pass(
                     let rows = r.stop()?;
                     let dev = Device::open(&args.device)?;
                     dev.disable()?;
-                    Ok((rows, dev.counters()?))
+                    Ok((rows, counters(&dev)?))
                 };
                 match step() {
                     Ok((rows, counters)) => check_epoch(e, &calls_on_cpu, &rows, &counters, tally),
@@ -139,7 +141,7 @@ pub(super) fn run_pass(
                 }
             } else if let Some(b) = before {
                 tally.off_epochs += 1;
-                match Device::open(&args.device).and_then(|d| d.counters()) {
+                match Device::open(&args.device).and_then(|d| counters(&d)) {
                     Ok(after) if after == b => {}
                     Ok(after) => tally.mismatches.push(format!(
                         "epoch {e}: capture was off, yet the counters moved from {b:?} to {after:?}"
@@ -165,7 +167,7 @@ pub(super) fn run_pass(
     });
     result?;
     if let Some(before) = off_counters.filter(|_| kind == PassKind::Off) {
-        let after = Device::open(&args.device)?.counters()?;
+        let after = counters(&Device::open(&args.device)?)?;
         if after != before {
             tally.mismatches.push(format!(
                 "pass off: capture was off, yet the counters moved from {before:?} to {after:?}"

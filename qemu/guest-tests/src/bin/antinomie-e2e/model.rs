@@ -6,9 +6,7 @@
 //! decoding against an independent implementation instead of against
 //! itself.
 
-#[path = "model/attr.rs"]
 mod attr;
-#[path = "model/names.rs"]
 mod names;
 
 pub(crate) use attr::{member_names, AttrBytes, Pmus};

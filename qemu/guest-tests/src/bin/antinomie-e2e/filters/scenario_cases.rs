@@ -1,6 +1,6 @@
-//! The cases (by errno, by flag bit, by attr member, by duration,
-//! precedence, by double fetch), their expected subsets taken straight
-//! from the workload's log.
+//! The scenario cases, the questions a user asks of a trace (by errno, by
+//! flag bit, by attr member, by duration, precedence, by double fetch),
+//! their expected subsets taken straight from the workload's log.
 
 use serde_json::Value;
 
@@ -8,7 +8,7 @@ use crate::model;
 
 use super::{select, value, Call, Case};
 
-/// The cases, expected subsets from the workload's log (and, for
+/// The scenario cases, expected subsets from the workload's log (and, for
 /// what was captured of the attr, the model's reading of it).
 pub(super) fn scenario_cases(calls: &[Call]) -> Vec<Case> {
     let errno = |c: &Call| c.work.errno;

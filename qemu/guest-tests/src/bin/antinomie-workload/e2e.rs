@@ -16,13 +16,10 @@
 //! is. Threads pin themselves to a CPU before calling, so the ring a call
 //! lands on is known too.
 
-#[path = "workload/caller.rs"]
 mod caller;
 pub mod campaign;
-#[path = "workload/cases.rs"]
 mod cases;
 pub mod random;
-#[path = "workload/system.rs"]
 mod system;
 
 use std::sync::Mutex;

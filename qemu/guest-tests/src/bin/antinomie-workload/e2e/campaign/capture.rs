@@ -1,82 +1,21 @@
-//! The capture side of a pass `on`: the device's ioctls, `reader --follow
+//! The capture side of a pass `on`: the device's counters, `reader --follow
 //! --enable` and its summary, and the per-epoch accounting check.
 
-use std::fs::OpenOptions;
-use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use antinomie_abi as abi;
+use antinomie_guest_tests::device::Device;
 
-/// The device, opened for a moment (it allows one open at a time).
-pub(super) struct Device(std::fs::File);
-
-impl Device {
-    pub(super) fn open(path: &Path) -> Result<Self, String> {
-        OpenOptions::new()
-            .read(true)
-            .write(true)
-            .open(path)
-            .map(Device)
-            .map_err(|e| format!("{}: {e}", path.display()))
-    }
-
-    fn ioctl(&self, cmd: u32, arg: *mut libc::c_void, what: &str) -> Result<(), String> {
-        // SAFETY: cmd is one of the device's ioctls and arg points to the
-        // argument type its _IOC_SIZE names (or is unused for _IO).
-        let rc = unsafe { libc::ioctl(self.0.as_raw_fd(), libc::Ioctl::from(cmd), arg) };
-        if rc < 0 {
-            Err(format!("{what}: {}", std::io::Error::last_os_error()))
-        } else {
-            Ok(())
-        }
-    }
-
-    pub(super) fn disable(&self) -> Result<(), String> {
-        self.ioctl(
-            abi::IOC_DISABLE,
-            std::ptr::null_mut(),
-            "ANTINOMIE_IOC_DISABLE",
-        )
-    }
-
-    pub(super) fn set_ring_size(&self, mut size: u64) -> Result<(), String> {
-        self.ioctl(
-            abi::IOC_SET_RING_SIZE,
-            std::ptr::from_mut(&mut size).cast(),
-            "ANTINOMIE_IOC_SET_RING_SIZE",
-        )
-    }
-
-    /// Per possible CPU: (cpu, produced, lost by reason).
-    pub(super) fn counters(&self) -> Result<Vec<(u32, u64, [u64; abi::LOST_NR_SLOTS])>, String> {
-        let mut info = abi::Info::default();
-        self.ioctl(
-            abi::IOC_GET_INFO,
-            std::ptr::from_mut(&mut info).cast(),
-            "ANTINOMIE_IOC_GET_INFO",
-        )?;
-        let mut out = Vec::new();
-        for cpu in 0..info.cpu_id_limit {
-            let mut c = abi::Counters {
-                cpu,
-                ..abi::Counters::default()
-            };
-            // A CPU that is not possible has no ring: ENODEV.
-            if self
-                .ioctl(
-                    abi::IOC_GET_COUNTERS,
-                    std::ptr::from_mut(&mut c).cast(),
-                    "ANTINOMIE_IOC_GET_COUNTERS",
-                )
-                .is_ok()
-            {
-                out.push((cpu, c.produced, c.lost));
-            }
-        }
-        Ok(out)
-    }
+/// Per possible CPU: (cpu, produced, lost by reason), what the accounting
+/// compares.
+pub(super) fn counters(dev: &Device) -> Result<Vec<(u32, u64, [u64; abi::LOST_NR_SLOTS])>, String> {
+    Ok(dev
+        .counters()?
+        .into_iter()
+        .map(|c| (c.cpu, c.produced, c.lost))
+        .collect())
 }
 
 /// `reader --follow --enable`, its summary on stderr in a file.

@@ -226,7 +226,7 @@ pub(super) fn check_fields(
     }
 }
 
-/// The cases, both ways round, each a non-empty proper subset.
+/// The scenario cases, both ways round, each a non-empty proper subset.
 pub(super) fn check_scenarios(
     trace: &Trace,
     scenarios: &[Case],
@@ -276,7 +276,7 @@ pub(super) fn check_live(
 ) -> Result<(), String> {
     let Some(case) = scenarios.iter().find(|c| c.filter == filter) else {
         tally.fail(format!(
-            "--live-filter `{filter}` is none of the issue's cases"
+            "--live-filter `{filter}` is none of the scenario cases"
         ));
         return Ok(());
     };

@@ -12,8 +12,8 @@
 //! [--passes off,on]` (`e2e/campaign.rs`, the debug kernel's randomized campaign)
 //!
 //! `smoke`: four calls, checked with `--check` against Linux 6.12.94.
-//! The end-to-end scripts (`e2e/workload.rs`) log more per call, for the
-//! comparator `antinomie-e2e`: `e2e` is the case list (sizes, faults,
+//! The end-to-end scripts (`e2e.rs`) log more per call, for the
+//! comparator `antinomie-e2e`: `e2e` is the full case list (sizes, faults,
 //! flags, groups, `FD_CLOEXEC`, an `E2BIG` from `perf_event_validate_size()`
 //! with a 681-sibling group, a double fetch made with userfaultfd, pinned
 //! threads on every CPU); `e2e-small` is the same without the big group and
@@ -21,7 +21,6 @@
 //! `flush` one call per CPU. Exit status 1 when a script's own precondition
 //! failed (the big group did not end in `E2BIG`, userfaultfd did not work).
 
-#[path = "e2e/workload.rs"]
 mod e2e;
 
 use std::io::Write;

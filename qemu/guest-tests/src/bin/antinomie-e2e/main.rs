@@ -5,7 +5,7 @@
 //! antinomie-e2e compare --workload W.jsonl [--workload W2.jsonl] --reader R.jsonl
 //!                       [--lossy --counters C.json | --subset] [--sysfs /sys]
 //! antinomie-e2e device info|enable|disable|counters|ring-size BYTES
-//! antinomie-e2e diff-check --workload-a A --workload-b B --diff DIFF.json  # e2e/diffcheck.rs
+//! antinomie-e2e diff-check --workload-a A --workload-b B --diff DIFF.json  # diffcheck.rs
 //! ```
 //!
 //! `compare` derives, for every call the workload logged (`antinomie-workload
@@ -13,7 +13,7 @@
 //! workload passed and got back — argument words, the attr bytes and how
 //! many were readable, thread, pinned CPU, clock, return value, errno, the
 //! size read back after `E2BIG` — through its own model of the capture
-//! rules and of `struct perf_event_attr` (`e2e/model.rs`, written from the
+//! rules and of `struct perf_event_attr` (`model.rs`, written from the
 //! uapi headers, not from the reader), and compares field by field, attr
 //! member by member. Each captured call names its workload call by the tag
 //! the workload puts in argument word 5. Without `--lossy` every workload
@@ -30,20 +30,13 @@
 //! disable capture or resize the rings): `ring-size` needs capture off and
 //! the rings unmapped, and restarts every ring's positions and counters.
 
-#[path = "e2e/compare.rs"]
 mod compare;
-#[path = "e2e/device.rs"]
 mod device;
-#[path = "e2e/diffcheck.rs"]
 mod diffcheck;
-#[path = "e2e/expect.rs"]
 mod expect;
-#[path = "e2e/filters.rs"]
 mod filters;
-#[path = "e2e/model.rs"]
 #[allow(dead_code)]
 mod model;
-#[path = "e2e/worklog.rs"]
 mod worklog;
 
 use std::path::PathBuf;
@@ -111,11 +104,11 @@ enum Cmd {
         /// The output of `reader --follow --format json --filter EXPR`.
         #[arg(long, requires = "live_filter")]
         live: Option<PathBuf>,
-        /// The EXPR of --live: one of the issue's cases.
+        /// The EXPR of --live: one of the scenario cases.
         #[arg(long, requires = "live")]
         live_filter: Option<String>,
         /// The trace is a stalled reader's: LOST records and half calls
-        /// are allowed (the issue's cases are not run).
+        /// are allowed (the scenario cases are not run).
         #[arg(long, conflicts_with = "live")]
         lossy: bool,
         /// Where sysfs is mounted (dynamic PMU types).

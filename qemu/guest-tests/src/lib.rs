@@ -1,0 +1,9 @@
+//! What the guest's test programs share. `antinomie-workload` (its
+//! randomized campaign resizes the rings, switches capture off and reads
+//! the counters between bursts) and `antinomie-e2e device` both drive
+//! `/dev/antinomie` through its ioctls, so the ioctl calls, their argument
+//! types and their error messages live here once ([`device`]).
+//!
+//! Each binary's own code is a module tree under `src/bin/NAME/`.
+
+pub mod device;
