@@ -118,6 +118,36 @@
  */
 
 /*
+ * LOSSLESS MODE
+ *
+ * By default the producer never waits: a record that finds its ring full
+ * is dropped and counted, and the traced call goes on at once. In lossless
+ * mode, meant for test runs that compare captures call by call, a call
+ * whose record would not fit waits for the consumer first: before the
+ * record is reserved, with preemption enabled, where the capture may
+ * already sleep (the syscall's entry, and its exit, in process context),
+ * never inside the reservation. The wait is killable and bounded: each
+ * record waits at most antinomie.lossless_timeout_ms milliseconds (a
+ * kernel parameter, writable in
+ * /sys/module/antinomie/parameters/lossless_timeout_ms). A fatal signal
+ * or the timeout ends the wait, and the record is then dropped and
+ * counted as in the default mode. The wait checks for room for the record,
+ * and for the LOST record due before it if any, on the ring of the CPU it
+ * runs on when the wait ends; the task may have moved. It ends early when the consumer
+ * calls poll(), or, for a consumer that never does, at its next check, at
+ * most 10 ms later.
+ *
+ * The traced call's result and side effects do not change; its duration
+ * does, by the wait. The threads of the process that switched the mode on
+ * never wait: a consumer that calls perf_event_open() itself would wait
+ * for its own reading. ANTINOMIE_IOC_SET_LOSSLESS switches the mode for
+ * as long as the file that did so stays open; antinomie.lossless=1 at
+ * boot switches it on until an ioctl switches it off. Every ring's meta
+ * page shows the mode in flags and counts the waits in waits and wait_ns.
+ */
+#define ANTINOMIE_META_F_LOSSLESS	(1U << 0)
+
+/*
  * Loss reasons: indices into the lost[] arrays. RING_BROKEN: the kernel
  * found the ring's own state corrupted (a kernel bug, with a warning) and
  * switched capture off; the ring takes no more records, and those offered
@@ -144,11 +174,18 @@
  * @produced: ENTRY and EXIT records written to this ring.
  * @lost: ENTRY and EXIT records dropped on this ring, indexed by
  *	ANTINOMIE_LOST_*.
+ * @flags: ANTINOMIE_META_F_*, the capture mode; the same on every ring.
+ * @reserved: zero.
+ * @waits: records whose producer waited for room before it wrote them
+ *	(or dropped them, after the wait), counted on the ring of the CPU
+ *	the producer ran on when the wait ended; see LOSSLESS MODE.
+ * @wait_ns: nanoseconds those waits took, in total.
  *
  * @produced is updated before (A), so after (B) it counts at least the
  * records up to @producer_pos. @lost is updated at each drop, which moves
  * no position. Each counter is one u64 store: read it with a relaxed
- * atomic load. All start at 0 when the ring is set up.
+ * atomic load. All start at 0 when the ring is set up. @flags and the
+ * fields after it exist if @meta_size covers them.
  */
 struct antinomie_meta {
 	__u32	magic;
@@ -161,6 +198,10 @@ struct antinomie_meta {
 	__u64	producer_pos;
 	__u64	produced;
 	__u64	lost[ANTINOMIE_LOST_NR_SLOTS];
+	__u32	flags;
+	__u32	reserved;
+	__u64	waits;
+	__u64	wait_ns;
 };
 
 /**
@@ -481,6 +522,10 @@ struct antinomie_lost {
  * ones are allocated while the old ones are held, so the two take less
  * than twice the old set for that moment. If the allocation fails, the
  * old rings stay as they were.
+ * SET_LOSSLESS takes a __u32, 1 to switch lossless mode on, 0 to switch it
+ * off (else EINVAL); it changes the whole system, so it needs what
+ * ENABLE needs (EPERM). Mode switched on through a file goes off when
+ * that file is released. See LOSSLESS MODE.
  * SET_WATERMARK: poll() reports EPOLLIN once some ring holds at least this
  * many unread bytes. 1, the default each open starts from, wakes on any
  * record; larger values batch wake-ups, but data below the watermark wakes
@@ -494,8 +539,12 @@ struct antinomie_lost {
  * fill; see ENABLE's EIO.)
  */
 
-/* struct antinomie_info.flags: capture of new calls is on. */
+/*
+ * struct antinomie_info.flags. ENABLED: capture of new calls is on.
+ * LOSSLESS: lossless mode is on, see LOSSLESS MODE.
+ */
 #define ANTINOMIE_INFO_F_ENABLED	(1U << 0)
+#define ANTINOMIE_INFO_F_LOSSLESS	(1U << 1)
 
 /**
  * struct antinomie_info - device geometry, from ANTINOMIE_IOC_GET_INFO
@@ -558,5 +607,6 @@ struct antinomie_counters {
 					      struct antinomie_counters)
 #define ANTINOMIE_IOC_SET_RING_SIZE	_IOW(ANTINOMIE_IOC_MAGIC, 0x04, __u64)
 #define ANTINOMIE_IOC_SET_WATERMARK	_IOW(ANTINOMIE_IOC_MAGIC, 0x05, __u64)
+#define ANTINOMIE_IOC_SET_LOSSLESS	_IOW(ANTINOMIE_IOC_MAGIC, 0x06, __u32)
 
 #endif /* _UAPI_LINUX_ANTINOMIE_H */

@@ -2,8 +2,8 @@
 # Run any program in the QEMU guest under capture and bring everything back
 # to the host: boots the patched kernel with PROGRAM (static or dynamic: its
 # shared libraries and loader are copied in) and every --add DIR in the
-# image, starts `reader --enable --follow -w TRACE` before the program, runs
-# it, stops the reader, and writes to --out DIR:
+# image, starts `reader --enable --follow --lossless -w TRACE` before the
+# program, runs it, stops the reader, and writes to --out DIR:
 #
 #   trace.antinomie   the raw trace (decode again with `reader show`)
 #   reader.txt        what the live reader printed (text, or as --reader-args say)
@@ -31,8 +31,18 @@
 #   --mem SIZE           guest memory (default: 2G); results are staged in
 #                        the guest's tmpfs, which holds at most half of it
 #   --disk-size SIZE     the results disk (default: 2G, a sparse file)
-# Exit status: the program's; 125 when the run itself failed (no results).
-# The capture summary (calls, lost) is printed last.
+#   --lossy              capture without lossless mode: calls never wait
+#                        for the reader, and a ring that fills loses records
+#   --allow-loss         exit with the program's status even when the
+#                        capture lost records
+# Lossless mode (the default) makes a call whose record finds its ring full
+# wait for the reader, up to the kernel's antinomie.lossless_timeout_ms
+# per record, so the program runs slower but its trace is whole; the
+# program's results do not change.
+# Exit status: the program's; 125 when the run itself failed (no results),
+# or when the capture lost records (unless --allow-loss): such a trace
+# cannot answer a call-by-call comparison. The capture summary (calls,
+# lost) is printed last.
 . "$(dirname "$0")/lib.sh"
 
 # The program's status is this command's, so the run's own failures must
@@ -44,9 +54,11 @@ die() {
 trap 'die "failed at line $LINENO"' ERR
 
 variant=normal kernel="" reader_args="" out=./antinomie-run append=""
-timeout_s=900 mem=2G disk_size=2G adds=()
+timeout_s=900 mem=2G disk_size=2G adds=() capture_mode=lossless allow_loss=0
 while [ $# -gt 0 ]; do
 	case "$1" in
+	--lossy) capture_mode=lossy; shift; continue ;;
+	--allow-loss) allow_loss=1; shift; continue ;;
 	--) ;;
 	--*) [ $# -ge 2 ] || die "$1 needs a value" ;;
 	esac
@@ -101,6 +113,7 @@ quote() { printf "'%s'" "${1//\'/\'\\\'\'}"; }
 } >"$extra/etc/antinomie/run/program"
 chmod 0755 "$extra/etc/antinomie/run/program"
 printf '%s\n' "$reader_args" >"$extra/etc/antinomie/run/reader-args"
+echo "$capture_mode" >"$extra/etc/antinomie/run/capture-mode"
 img=$("$ANTINOMIE_ROOT/qemu/build-initramfs.sh" --out "$work/run.cpio.gz" "$extra" | tail -n1) ||
 	die "building the guest image failed"
 
@@ -129,6 +142,17 @@ reader=${CARGO_TARGET_DIR:-$ANTINOMIE_ROOT/target}/x86_64-unknown-linux-gnu/rele
 info "$(wc -l <"$out/reader.jsonl") calls in $out/reader.jsonl"
 
 status=$(cat "$out/status")
-stage "results in $out; the program exited with status $status; capture summary:"
+stage "results in $out; the program exited with status $status; capture summary ($capture_mode):"
 sed 's/^/    /' "$out/reader.stderr"
+# The loss, from the summary's first line: "P records produced = C
+# consumed + L lost", counted from the kernel's final counters whether a
+# LOST record reported it or not; "at least L records lost" when the
+# final counters are unknown, which counts as a loss.
+headline=$(grep -m1 '^summary:' "$out/reader.stderr" || true)
+lost=$(printf '%s\n' "$headline" | sed -n -e 's/.* consumed + \([0-9][0-9]*\) lost.*/\1/p' \
+	-e 's/.*at least [0-9][0-9]* records lost.*/?/p')
+[ -n "$lost" ] || die "no loss count in the reader's summary line ($out/reader.stderr): ${headline:-no summary}"
+if [ "$lost" != 0 ] && [ $allow_loss -eq 0 ]; then
+	die "the capture lost $lost records (or could not count them): the trace is not whole (--allow-loss accepts that; the program exited with status $status)"
+fi
 exit "$status"

@@ -129,8 +129,14 @@ pub const EXIT_F_ATTR_MISMATCH: u32 = 1 << 3;
 /// record was dropped.
 pub const EXIT_F_ENTRY_LOST: u32 = 1 << 4;
 
+/// `ANTINOMIE_META_F_LOSSLESS`: [`Meta::flags`] bit, lossless mode is on:
+/// callers wait for room rather than lose records.
+pub const META_F_LOSSLESS: u32 = 1 << 0;
+
 /// `ANTINOMIE_INFO_F_ENABLED`: [`Info::flags`] bit, capture is on.
 pub const INFO_F_ENABLED: u32 = 1 << 0;
+/// `ANTINOMIE_INFO_F_LOSSLESS`: [`Info::flags`] bit, lossless mode is on.
+pub const INFO_F_LOSSLESS: u32 = 1 << 1;
 
 /// `ANTINOMIE_IOC_MAGIC`: the ioctl type of `/dev/antinomie`.
 pub const IOC_MAGIC: u32 = 0xA6;
@@ -189,6 +195,9 @@ pub const IOC_GET_COUNTERS: u32 = iowr::<Counters>(0x03);
 pub const IOC_SET_RING_SIZE: u32 = iow::<u64>(0x04);
 /// `ANTINOMIE_IOC_SET_WATERMARK`: takes a `u64` watermark in bytes.
 pub const IOC_SET_WATERMARK: u32 = iow::<u64>(0x05);
+/// `ANTINOMIE_IOC_SET_LOSSLESS`: takes a `u32`, 1 for lossless mode on, 0
+/// for off.
+pub const IOC_SET_LOSSLESS: u32 = iow::<u32>(0x06);
 
 /// Asserts at compile time the size, the alignment and every field offset
 /// of a mirror, as the header lays them out.
@@ -227,11 +236,20 @@ pub struct Meta {
     pub produced: u64,
     /// `lost`: entry and exit records dropped, indexed by `LOST_*`.
     pub lost: [u64; LOST_NR_SLOTS],
+    /// `flags`: `META_F_*`, the capture mode.
+    pub flags: u32,
+    /// `reserved`: zero.
+    pub reserved: u32,
+    /// `waits`: records whose producer waited for room (lossless mode).
+    pub waits: u64,
+    /// `wait_ns`: nanoseconds those waits took, in total.
+    pub wait_ns: u64,
 }
 
-assert_layout!(Meta, size 120, align 8, {
+assert_layout!(Meta, size 144, align 8, {
     magic: 0, abi_version: 4, meta_size: 8, cpu: 12, data_size: 16,
     consumer_offset: 24, data_offset: 32, producer_pos: 40, produced: 48, lost: 56,
+    flags: 120, reserved: 124, waits: 128, wait_ns: 136,
 });
 
 /// `struct antinomie_consumer`: the writable consumer page of a ring.

@@ -21,11 +21,12 @@ use antinomie_abi::{
     Capture, Consumer, Counters, Entry, Exit, Info, Lost, Meta, RecordHeader, ABI_VERSION,
     CALL_ID_SEQ_BITS, CALL_ID_SEQ_MASK, CAPTURE_F_KERNEL_COPY, CAPTURE_F_SIZE_FAULT,
     CAPTURE_F_TAIL_NONZERO, CAPTURE_F_TAIL_ZERO, EXIT_F_ATTR_COPIED, EXIT_F_ATTR_MISMATCH,
-    EXIT_F_ENTRY_LOST, EXIT_F_SIZE_READ, EXIT_F_SIZE_WRITTEN, INFO_F_ENABLED, IOC_DISABLE,
-    IOC_ENABLE, IOC_GET_COUNTERS, IOC_GET_INFO, IOC_MAGIC, IOC_SET_RING_SIZE, IOC_SET_WATERMARK,
-    KIND_PERF_EVENT_ATTR, LOST_BAD_CONSUMER, LOST_NR_SLOTS, LOST_RING_BROKEN, LOST_RING_FULL,
-    MAGIC, RECORD_ALIGN, RECORD_ENTRY, RECORD_EXIT, RECORD_F_COMPAT, RECORD_LOST, STATUS_COMPLETE,
-    STATUS_FAULT, STATUS_INVALID_SIZE, STATUS_NOT_APPLICABLE, STATUS_NULL_PTR, STATUS_TRUNCATED,
+    EXIT_F_ENTRY_LOST, EXIT_F_SIZE_READ, EXIT_F_SIZE_WRITTEN, INFO_F_ENABLED, INFO_F_LOSSLESS,
+    IOC_DISABLE, IOC_ENABLE, IOC_GET_COUNTERS, IOC_GET_INFO, IOC_MAGIC, IOC_SET_LOSSLESS,
+    IOC_SET_RING_SIZE, IOC_SET_WATERMARK, KIND_PERF_EVENT_ATTR, LOST_BAD_CONSUMER, LOST_NR_SLOTS,
+    LOST_RING_BROKEN, LOST_RING_FULL, MAGIC, META_F_LOSSLESS, RECORD_ALIGN, RECORD_ENTRY,
+    RECORD_EXIT, RECORD_F_COMPAT, RECORD_LOST, STATUS_COMPLETE, STATUS_FAULT, STATUS_INVALID_SIZE,
+    STATUS_NOT_APPLICABLE, STATUS_NULL_PTR, STATUS_TRUNCATED,
 };
 
 const HEADER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/antinomie.h");
@@ -211,7 +212,7 @@ fn rust_facts() -> Facts {
     let mut f = Facts::new();
     mirror!(f, Meta = "antinomie_meta" {
         magic, abi_version, meta_size, cpu, data_size, consumer_offset, data_offset,
-        producer_pos, produced, lost,
+        producer_pos, produced, lost, flags, reserved, waits, wait_ns,
     });
     mirror!(f, Consumer = "antinomie_consumer" { consumer_pos });
     mirror!(f, RecordHeader = "antinomie_record_header" {
@@ -266,7 +267,9 @@ fn rust_facts() -> Facts {
         EXIT_F_ATTR_COPIED,
         EXIT_F_ATTR_MISMATCH,
         EXIT_F_ENTRY_LOST,
+        META_F_LOSSLESS,
         INFO_F_ENABLED,
+        INFO_F_LOSSLESS,
         IOC_MAGIC,
         IOC_GET_INFO,
         IOC_ENABLE,
@@ -274,6 +277,7 @@ fn rust_facts() -> Facts {
         IOC_GET_COUNTERS,
         IOC_SET_RING_SIZE,
         IOC_SET_WATERMARK,
+        IOC_SET_LOSSLESS,
     );
     f
 }

@@ -14,7 +14,7 @@ use rustix::event::{PollFd, PollFlags};
 use rustix::ioctl::{ioctl, NoArg, Opcode, Setter, Updater};
 
 use crate::pipeline::{Tick, Waker};
-use crate::ring::{copy_shared, RingCounters, RingMemory};
+use crate::ring::{copy_shared, meta_has_lossless, LosslessCounters, RingCounters, RingMemory};
 use crate::Error;
 
 /// The default device path.
@@ -114,6 +114,38 @@ impl Device {
     #[must_use]
     pub fn enabled(&self) -> bool {
         self.info.flags & abi::INFO_F_ENABLED != 0
+    }
+
+    /// Whether lossless mode is on (as of opening or [`Device::set_lossless`]).
+    #[must_use]
+    pub fn lossless(&self) -> bool {
+        self.info.flags & abi::INFO_F_LOSSLESS != 0
+    }
+
+    /// Switches lossless mode on or off: while it is on, a call whose
+    /// record finds its ring full waits for this reader (up to the
+    /// kernel's timeout) rather than lose the record. The kernel switches
+    /// it off when this device is closed.
+    ///
+    /// # Errors
+    /// The ioctl's error (`ENOTTY` from a kernel without lossless mode).
+    pub fn set_lossless(&mut self, on: bool) -> Result<(), Error> {
+        // SAFETY: IOC_SET_LOSSLESS is _IOW(0xA6, 6, __u32): the kernel
+        // reads one u32 through the pointer rustix passes to a copy of
+        // the value.
+        unsafe {
+            ioctl(
+                &self.file,
+                Setter::<{ opcode(abi::IOC_SET_LOSSLESS) }, u32>::new(u32::from(on)),
+            )
+        }
+        .map_err(|e| Error::io("ANTINOMIE_IOC_SET_LOSSLESS", e.into()))?;
+        if on {
+            self.info.flags |= abi::INFO_F_LOSSLESS;
+        } else {
+            self.info.flags &= !abi::INFO_F_LOSSLESS;
+        }
+        Ok(())
     }
 
     /// Switches capture on (idempotent).
@@ -357,6 +389,11 @@ impl MappedRing {
         meta.producer_pos = counters.producer_pos;
         meta.produced = counters.produced;
         meta.lost = counters.lost;
+        if let Some(l) = counters.lossless {
+            meta.flags = if l.on { abi::META_F_LOSSLESS } else { 0 };
+            meta.waits = l.waits;
+            meta.wait_ns = l.wait_ns;
+        }
         img[..size_of::<abi::Meta>()].copy_from_slice(bytemuck::bytes_of(&meta));
         let co = usize::try_from(m.consumer_offset).unwrap_or(0);
         img[co..co + 8].copy_from_slice(&counters.consumer_pos.to_le_bytes());
@@ -423,6 +460,22 @@ impl RingMemory for MappedRing {
                 .meta_atomic(offset_of!(abi::Meta, lost) + 8 * i)
                 .load(Ordering::Relaxed);
         }
+        let lossless = meta_has_lossless(self.meta_copy.meta_size).then(|| {
+            let flags = self
+                .meta_atomic(offset_of!(abi::Meta, flags))
+                .load(Ordering::Relaxed);
+            LosslessCounters {
+                // `flags` is the low half of the u64 it shares with
+                // `reserved` (little-endian, as the kernel is x86-64).
+                on: flags & u64::from(abi::META_F_LOSSLESS) != 0,
+                waits: self
+                    .meta_atomic(offset_of!(abi::Meta, waits))
+                    .load(Ordering::Relaxed),
+                wait_ns: self
+                    .meta_atomic(offset_of!(abi::Meta, wait_ns))
+                    .load(Ordering::Relaxed),
+            }
+        });
         RingCounters {
             producer_pos,
             consumer_pos: self.load_consumer_pos(),
@@ -430,6 +483,7 @@ impl RingMemory for MappedRing {
                 .meta_atomic(offset_of!(abi::Meta, produced))
                 .load(Ordering::Relaxed),
             lost,
+            lossless,
         }
     }
 }

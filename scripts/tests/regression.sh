@@ -2,6 +2,8 @@
 # Kernel regression testing, end to end, as a user does it: the seeded
 # random workload (antinomie-workload random) under capture with
 # scripts/run-in-guest.sh, and `reader diff` on the traces brought back.
+# run-in-guest.sh captures in lossless mode and exits 125 if records were
+# lost anyway, so every diff compares whole traces.
 #   1. the normal kernel, twice: the first capture agrees field by field
 #      with the workload's log (antinomie-e2e compare), and reader diff
 #      finds nothing (exit 0; neither run may lose records: the reader's
@@ -41,7 +43,7 @@ run() {
 	stage "run $1 on the '$2' kernel: antinomie-workload random --seed $seed --calls $calls"
 	"$ANTINOMIE_ROOT/scripts/run-in-guest.sh" --variant "$2" --out "$runs/$1" --timeout 900 \
 		-- "$bins/antinomie-workload" random --seed "$seed" --calls "$calls" || rc=$?
-	[ $rc -eq 0 ] || die "run $1: the workload or the guest run failed (exit $rc)"
+	[ $rc -eq 0 ] || die "run $1: the workload or the guest run failed, or its capture lost records (exit $rc)"
 	# The reader's headline counts the loss by the kernel's final counters
 	# (a LOST record may never be written): "... = C consumed + 0 lost".
 	local headline

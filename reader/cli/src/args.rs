@@ -152,6 +152,13 @@ pub(crate) struct LiveArgs {
     /// Switch capture on if it is off.
     #[arg(long)]
     pub(crate) enable: bool,
+    /// Lossless mode while this reader runs: a call whose record finds
+    /// its ring full waits for the reader (up to the kernel's
+    /// `antinomie.lossless_timeout_ms`) instead of losing the record.
+    /// For test runs; it slows the traced calls down. The kernel switches
+    /// it off when the reader exits.
+    #[arg(long)]
+    pub(crate) lossless: bool,
     /// The capture device.
     #[arg(long, value_name = "PATH", default_value = DEFAULT_DEVICE)]
     pub(crate) device: PathBuf,

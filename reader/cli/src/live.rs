@@ -71,6 +71,10 @@ pub(crate) fn live(
     filter: Option<Filter>,
 ) -> Result<Summary> {
     let mut dev = Device::open(&args.device)?;
+    if args.lossless {
+        dev.set_lossless(true)?;
+        tracing::info!("lossless mode on");
+    }
     if args.enable && !dev.enabled() {
         dev.enable()?;
         tracing::info!("capture enabled");

@@ -228,7 +228,84 @@ impl Summary {
                 c.skipped,
             );
         }
+        if let Some(line) = self.lossless_text() {
+            let _ = writeln!(s, "{line}");
+        }
         s
+    }
+
+    /// Lossless mode and its waits, summed over the CPUs, when some ring
+    /// shows the mode on or a wait: `None` otherwise, and without counters.
+    fn lossless_text(&self) -> Option<String> {
+        let known: Vec<_> = self
+            .cpus
+            .values()
+            .filter_map(|c| c.counters.and_then(|k| k.lossless))
+            .collect();
+        let on = known.iter().any(|l| l.on);
+        let waits = known.iter().map(|l| l.waits).fold(0, u64::saturating_add);
+        let wait_ns = known.iter().map(|l| l.wait_ns).fold(0, u64::saturating_add);
+        if !on && waits == 0 {
+            return None;
+        }
+        // Display only: f64 is exact far beyond any wait time.
+        #[allow(clippy::cast_precision_loss)]
+        let seconds = wait_ns as f64 / 1e9;
+        Some(format!(
+            "lossless mode: {}; {waits} records waited for room, {seconds:.3} s in all",
+            if on { "on" } else { "off" },
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ring::LosslessCounters;
+
+    fn with(lossless: &[Option<LosslessCounters>]) -> Summary {
+        let mut s = Summary::default();
+        for (cpu, l) in (0u32..).zip(lossless) {
+            s.cpus.insert(
+                cpu,
+                CpuSummary {
+                    counters: Some(RingCounters {
+                        lossless: *l,
+                        ..RingCounters::default()
+                    }),
+                    ..CpuSummary::default()
+                },
+            );
+        }
+        s
+    }
+
+    #[test]
+    fn lossless_line_sums_the_cpus() {
+        let on = |waits, wait_ns| {
+            Some(LosslessCounters {
+                on: true,
+                waits,
+                wait_ns,
+            })
+        };
+        let text = with(&[on(2, 1_000_000_000), on(1, 500_000_000)]).to_text();
+        assert!(
+            text.ends_with("lossless mode: on; 3 records waited for room, 1.500 s in all\n"),
+            "{text}"
+        );
+        // Off and never waited, or not known: no line.
+        let off = Some(LosslessCounters::default());
+        assert!(!with(&[off, None]).to_text().contains("lossless"));
+        // Off now, but calls waited while it was on.
+        let waited = Some(LosslessCounters {
+            on: false,
+            waits: 1,
+            wait_ns: 2_000_000,
+        });
+        assert!(with(&[waited])
+            .to_text()
+            .contains("lossless mode: off; 1 records waited for room, 0.002 s in all"));
     }
 }
 

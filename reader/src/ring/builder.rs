@@ -364,6 +364,7 @@ impl RingBuilder {
             producer_pos: self.producer_pos,
             produced: self.produced,
             lost: self.lost,
+            ..abi::Meta::default()
         };
         let mut img = vec![0u8; 2 * PAGE + data_size];
         img[..size_of::<abi::Meta>()].copy_from_slice(bytemuck::bytes_of(&meta));

@@ -447,6 +447,7 @@ impl<M: RingMemory> Drop for RecordGuard<'_, M> {
 mod tests {
     use super::*;
     use crate::ring::ImageRing;
+    use std::mem::offset_of;
 
     /// A minimal in-memory ring: LOST records only (the integration tests
     /// have the full producer).
@@ -477,14 +478,14 @@ mod tests {
         let meta = abi::Meta {
             magic: abi::MAGIC,
             abi_version: abi::ABI_VERSION,
-            meta_size: 120,
+            meta_size: u32::try_from(size_of::<abi::Meta>()).unwrap(),
             data_size,
             consumer_offset: 4096,
             data_offset: 8192,
             producer_pos: pos,
             ..Default::default()
         };
-        img[..120].copy_from_slice(bytemuck::bytes_of(&meta));
+        img[..size_of::<abi::Meta>()].copy_from_slice(bytemuck::bytes_of(&meta));
         img[4096..4104].copy_from_slice(&start.to_le_bytes());
         img
     }
@@ -498,6 +499,35 @@ mod tests {
         assert_eq!(c.drain_into(&mut out, &mut errs), 2);
         assert!(errs.is_empty(), "{errs:?}");
         assert_eq!(c.memory().load_consumer_pos(), 704);
+    }
+
+    #[test]
+    fn lossless_counters_follow_meta_size() {
+        let mut img = image(512, 0, &[]);
+        let lossless = |img: &[u8]| {
+            ImageRing::from_bytes(img.to_vec())
+                .unwrap()
+                .counters()
+                .lossless
+        };
+        img[offset_of!(abi::Meta, flags)] = 1;
+        img[offset_of!(abi::Meta, waits)] = 7;
+        img[offset_of!(abi::Meta, wait_ns)] = 9;
+        assert_eq!(
+            lossless(&img),
+            Some(crate::ring::LosslessCounters {
+                on: true,
+                waits: 7,
+                wait_ns: 9
+            })
+        );
+        // A meta page from before lossless mode: the bytes after it are not
+        // counters, and the rest of the ring still reads.
+        let base = u32::try_from(crate::ring::META_BASE_SIZE).unwrap();
+        img[offset_of!(abi::Meta, meta_size)..][..4].copy_from_slice(&base.to_le_bytes());
+        assert_eq!(lossless(&img), None);
+        img[offset_of!(abi::Meta, meta_size)..][..4].copy_from_slice(&(base - 8).to_le_bytes());
+        assert!(ImageRing::from_bytes(img).is_err());
     }
 
     #[test]

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use antinomie_abi as abi;
 
 use super::shared::copy_wrapped;
-use super::{RingCounters, RingMemory};
+use super::{meta_has_lossless, LosslessCounters, RingCounters, RingMemory, META_BASE_SIZE};
 use crate::Error;
 
 /// A ring held as plain bytes: a golden ring image, or one a test built.
@@ -53,8 +53,16 @@ impl ImageRing {
                 reader: abi::ABI_VERSION,
             });
         }
-        if (meta.meta_size as usize) < size_of::<abi::Meta>() {
+        if (meta.meta_size as usize) < META_BASE_SIZE {
             return Err(bad(format!("meta_size {} is too small", meta.meta_size)));
+        }
+        // The fields beyond meta_size are not this image's: zero them.
+        let mut meta = meta;
+        if !meta_has_lossless(meta.meta_size) {
+            meta.flags = 0;
+            meta.reserved = 0;
+            meta.waits = 0;
+            meta.wait_ns = 0;
         }
         if !meta.data_size.is_power_of_two() || meta.data_size < u64::from(abi::RECORD_ALIGN) {
             return Err(bad(format!(
@@ -132,6 +140,11 @@ impl RingMemory for ImageRing {
             consumer_pos: self.consumer_pos.load(Ordering::Relaxed),
             produced: self.meta.produced,
             lost: self.meta.lost,
+            lossless: meta_has_lossless(self.meta.meta_size).then_some(LosslessCounters {
+                on: self.meta.flags & abi::META_F_LOSSLESS != 0,
+                waits: self.meta.waits,
+                wait_ns: self.meta.wait_ns,
+            }),
         }
     }
 }

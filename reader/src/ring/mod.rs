@@ -72,6 +72,31 @@ pub struct RingCounters {
     pub produced: u64,
     /// `meta.lost[]`: ENTRY and EXIT records dropped, by reason.
     pub lost: [u64; abi::LOST_NR_SLOTS],
+    /// Lossless mode and its waits; `None` when not known: a meta page
+    /// too short to hold them, or counters from a trace file.
+    pub lossless: Option<LosslessCounters>,
+}
+
+/// Lossless mode as a ring's meta page shows it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LosslessCounters {
+    /// `meta.flags` has `META_F_LOSSLESS`: callers wait for room.
+    pub on: bool,
+    /// `meta.waits`: records whose producer waited for room.
+    pub waits: u64,
+    /// `meta.wait_ns`: the time those waits took, in all.
+    pub wait_ns: u64,
+}
+
+/// The bytes of `struct antinomie_meta` before the lossless fields: the
+/// smallest meta page this reader accepts. The fields after it are read
+/// only when `meta_size` covers them.
+pub const META_BASE_SIZE: usize = std::mem::offset_of!(abi::Meta, flags);
+
+/// Whether a meta page of `meta_size` bytes holds the lossless fields.
+#[must_use]
+pub fn meta_has_lossless(meta_size: u32) -> bool {
+    meta_size as usize >= size_of::<abi::Meta>()
 }
 
 /// Where a ring's memory is. Implementations own (or map) the memory for

@@ -317,6 +317,7 @@ fn decode_frame(kind: u32, cpu: u32, payload: Vec<u8>) -> Result<Option<DrainMsg
                     consumer_pos,
                     produced,
                     lost,
+                    lossless: None,
                 },
                 stats,
             }

@@ -110,6 +110,7 @@ impl RingMemory for Shared {
             consumer_pos: r.consumer_pos,
             produced: r.produced,
             lost: r.lost,
+            lossless: None,
         }
     }
 }

@@ -30,8 +30,9 @@
 //! The calls run in bursts of B calls per thread. Between two bursts, with
 //! every thread waiting, the main thread changes the device as the epoch's
 //! plan (drawn from the seed too) says: in a pass `on`, most epochs resize
-//! the rings (4 KiB to 1 MiB; the small ones lose records under load) and
-//! run `reader --follow --enable` through the burst; the others switch
+//! the rings (4 KiB to 1 MiB; the small ones fill under load, and make the
+//! calls wait) and run `reader --follow --enable --lossless` through the
+//! burst; the others switch
 //! capture off and check that the rings then record nothing. In a pass
 //! `off` capture stays off throughout.
 //!
@@ -40,8 +41,8 @@
 //! * accounting, per capture epoch and CPU: the reader consumed exactly what
 //!   the kernel says it produced (`GET_COUNTERS` after the reader exited,
 //!   and the reader's own summary), and produced + lost = 2 records per call
-//!   the threads pinned to that CPU made, so every call is accounted for,
-//!   captured or counted lost; no bad-consumer loss, no skipped record;
+//!   the threads pinned to that CPU made, so every call is accounted for;
+//!   in lossless mode none is lost, no skipped record;
 //! * the differential: per call, the pass `on` must give what the first
 //!   pass gave: the same result (`-errno`, or a new fd with or without
 //!   `FD_CLOEXEC`: fd numbers depend on the other threads), the same user
