@@ -90,6 +90,9 @@ struct ThreadPair {
 pub struct Differ {
     opts: Options,
     by_tid: bool,
+    /// Auto matching: by order, but among the other run's threads whose
+    /// first call is the same, the one with the same (pid, tid) first.
+    prefer_tid: bool,
     pairs: Vec<ThreadPair>,
     /// Each run's threads, with the index of their pair.
     slots: [HashMap<Thread, usize>; 2],
@@ -112,13 +115,17 @@ fn at(side: Side) -> usize {
 }
 
 impl Differ {
-    /// A comparison pairing threads by tid (`by_tid`) or by order of
-    /// first appearance.
+    /// A comparison pairing threads as `opts.matching` says: by tid, by
+    /// order of first appearance, or (auto) by order with the same tid
+    /// preferred, reported as by tid when every thread found its own tid
+    /// in the other run.
     #[must_use]
-    pub fn new(opts: Options, by_tid: bool) -> Self {
+    pub fn new(opts: Options) -> Self {
+        let by_tid = opts.matching == Matching::Tid;
         Differ {
             opts,
             by_tid,
+            prefer_tid: opts.matching == Matching::Auto,
             pairs: Vec::new(),
             slots: [HashMap::new(), HashMap::new()],
             by_tid_pairs: HashMap::new(),
@@ -178,9 +185,19 @@ impl Differ {
                     Side::B => (pair.b.thread.is_none()).then_some(&pair.a),
                 }
             };
-            let same_call = of_rank
-                .iter()
-                .find(|p| waiting(p).is_some_and(|q| q.first.as_ref() == Some(first)));
+            let same_call = |same_tid: bool| {
+                of_rank.iter().find(|p| {
+                    waiting(p).is_some_and(|q| {
+                        q.first.as_ref() == Some(first) && (!same_tid || q.thread == Some(thread))
+                    })
+                })
+            };
+            let same_call = (if self.prefer_tid {
+                same_call(true)
+            } else {
+                None
+            })
+            .or_else(|| same_call(false));
             let waited = || {
                 of_rank
                     .iter()
@@ -255,6 +272,14 @@ impl Differ {
                 (None, Some(_)) => self.summary.threads_only.1 += 1,
                 _ => {}
             }
+        }
+        if self.prefer_tid
+            && self
+                .pairs
+                .iter()
+                .all(|pair| pair.a.thread.is_some() && pair.a.thread == pair.b.thread)
+        {
+            self.summary.matched_by = "tid";
         }
         Ok(self.summary)
     }
@@ -423,35 +448,8 @@ pub fn diff(
         Source::open(path_a, arrived_a)?,
         Source::open(path_b, arrived_b)?,
     ];
-    // Read ahead to each run's first call: auto matching looks at it.
-    let mut ahead: [VecDeque<Item>; 2] = [VecDeque::new(), VecDeque::new()];
+    let mut differ = Differ::new(*opts);
     let mut ended = [false, false];
-    for s in 0..2 {
-        loop {
-            let Some(item) = runs[s].next()? else {
-                ended[s] = true;
-                break;
-            };
-            let is_call = matches!(item, Item::Call(_));
-            ahead[s].push_back(item);
-            if is_call {
-                break;
-            }
-        }
-    }
-    // Which thread calls first is a race; which process, not.
-    let first_pid = |q: &VecDeque<Item>| {
-        q.iter().find_map(|i| match i {
-            Item::Call(c) => Some(c.pid),
-            Item::Lost => None,
-        })
-    };
-    let by_tid = match opts.matching {
-        Matching::Tid => true,
-        Matching::Order => false,
-        Matching::Auto => first_pid(&ahead[0]) == first_pid(&ahead[1]),
-    };
-    let mut differ = Differ::new(*opts, by_tid);
     let mut feed = |differ: &mut Differ, side: Side, item: Item| match item {
         Item::Call(c) => differ.push(side, c, out).map_err(DiffError::Output),
         Item::Lost => {
@@ -459,11 +457,6 @@ pub fn diff(
             Ok(())
         }
     };
-    for (s, side) in [(0, Side::A), (1, Side::B)] {
-        while let Some(item) = ahead[s].pop_front() {
-            feed(&mut differ, side, item)?;
-        }
-    }
     while !(ended[0] && ended[1]) {
         // Read from the run that is behind: the one with fewer calls
         // waiting for their counterpart.

@@ -119,8 +119,10 @@ pub enum DiffError {
 /// How threads of the two runs are paired.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Matching {
-    /// By tid when both runs' first calls come from the same pid, else
-    /// by order.
+    /// By order, with the same (pid, tid) preferred among the threads
+    /// whose first call is the same: by tid when the runs' tids agree,
+    /// whatever order their threads first call in, and by order when
+    /// they do not (another boot, other tids).
     Auto,
     /// By tid.
     Tid,

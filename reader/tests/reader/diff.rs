@@ -69,7 +69,7 @@ fn compare_by(
         duration_ratio: None,
         window,
     };
-    let mut differ = Differ::new(opts, by_tid);
+    let mut differ = Differ::new(opts);
     let mut differences = Vec::new();
     let mut out = |d: &Difference| {
         let tid = d.thread.0.or(d.thread.1).unwrap().1;

@@ -276,8 +276,8 @@ fn unequal_thread_counts() {
     let b = tmp.write("b.jsonl", &run(100, &[100], 2));
     let d = diff(&a, &b, &[]);
     assert_eq!(d.code, Some(1));
-    // Both runs' first call is process 100's: threads are matched by tid.
-    assert_eq!(d.summary["matched_by"], "tid");
+    // Thread 100 pairs with its own tid, but 101 has none in B: by order.
+    assert_eq!(d.summary["matched_by"], "order");
     assert_eq!(d.summary["threads"]["matched"], 1);
     assert_eq!(d.summary["threads"]["only_in_a"], 1);
     assert_eq!(d.summary["threads"]["only_in_b"], 0);
