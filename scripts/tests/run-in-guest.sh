@@ -10,7 +10,11 @@
 #      (their witness log) is in it;
 #   4. a fast caller, antinomie-workload random (3000 varied calls in a
 #      tight loop), from one thread and from four: at the defaults (lossless
-#      capture) not one record is lost, or run-in-guest.sh exits 125.
+#      capture) not one record is lost, or run-in-guest.sh exits 125;
+#   5. the same calls forced to lose records (--lossy, 4 KiB rings):
+#      run-in-guest.sh exits 125, the summary's first line counts the loss
+#      (live and in `reader show`), `reader diff` against run 4 exits 3
+#      (inconclusive) and compares them with --allow-loss.
 # Needs the normal kernel, the guest binaries and the selftests (the test
 # command makes them).
 . "$(dirname "$0")/../lib.sh"
@@ -69,4 +73,27 @@ for threads in 1 4; do
 		die "[4] the reader's summary does not show lossless mode on"
 	info "$(grep '^lossless mode' "$tmp/fast$threads/reader.stderr")"
 done
+stage "[5] the same calls with loss forced (--lossy, 4 KiB rings): exit 125, loss in every headline"
+rc=0
+"$rig" --out "$tmp/lossy" --timeout 900 --lossy --append antinomie.ring_size=4K -- \
+	"$(dirname "$reader")/antinomie-workload" random --seed 20261203 --calls 3000 --threads 1 || rc=$?
+[ $rc -eq 125 ] || die "[5] a lossy capture made run-in-guest.sh exit $rc, not 125"
+# "summary: … P records produced = C consumed + L lost …" with L > 0.
+lossy_headline() {
+	grep -m1 '^summary:' | grep -qE ' consumed \+ [1-9][0-9]* lost'
+}
+lossy_headline <"$tmp/lossy/reader.stderr" ||
+	die "[5] the live summary's first line does not count the loss: $(grep -m1 '^summary:' "$tmp/lossy/reader.stderr")"
+"$reader" show "$tmp/lossy/trace.antinomie" 2>&1 >/dev/null | lossy_headline ||
+	die "[5] reader show's summary does not count the loss"
+info "$(grep -m1 '^summary:' "$tmp/lossy/reader.stderr")"
+rc=0
+"$reader" diff "$tmp/fast1/trace.antinomie" "$tmp/lossy/trace.antinomie" >"$tmp/diff.txt" 2>&1 || rc=$?
+{ [ $rc -eq 3 ] && grep -q 'inconclusive' "$tmp/diff.txt"; } ||
+	die "[5] reader diff of a lossy run exited $rc, not 3 (inconclusive): $(head -n 3 "$tmp/diff.txt")"
+rc=0
+"$reader" diff --allow-loss "$tmp/fast1/trace.antinomie" "$tmp/lossy/trace.antinomie" >"$tmp/diff.txt" 2>&1 || rc=$?
+{ [ $rc -le 1 ] && grep -q '^summary: [0-9]* calls differ' "$tmp/diff.txt"; } ||
+	die "[5] reader diff --allow-loss of a lossy run did not compare (exit $rc): $(head -n 3 "$tmp/diff.txt")"
+info "reader diff: exit 3 without --allow-loss; with it: $(grep -m1 '^summary:' "$tmp/diff.txt")"
 stage "run-in-guest passed"
