@@ -156,12 +156,12 @@ impl Differ {
     }
 
     /// The pair of `side`'s thread, found or made on its first call
-    /// (`first`). By tid: the other run's same (pid, tid). By order: in
-    /// the process of the same rank, the first thread of the other run
-    /// still without a counterpart whose first call is the same call
-    /// (threads started together race to their first call; each makes
-    /// its own calls), else one that has waited a window of calls for
-    /// one, else none yet.
+    /// (`first`). By tid: the other run's same (pid, tid). Otherwise, in
+    /// the process of the same rank, a thread of the other run still
+    /// without a counterpart: auto, the same tid, else the same place in
+    /// the process's spawn order; order, the same first call; else one
+    /// that has waited a window of calls (with the same first call if
+    /// there is one); else none yet.
     fn pair_of(&mut self, side: Side, thread: Thread, first: &InputKey) -> usize {
         let s = at(side);
         if let Some(&p) = self.slots[s].get(&thread) {
@@ -185,25 +185,35 @@ impl Differ {
                     Side::B => (pair.b.thread.is_none()).then_some(&pair.a),
                 }
             };
-            let same_call = |same_tid: bool| {
-                of_rank.iter().find(|p| {
-                    waiting(p).is_some_and(|q| {
-                        q.first.as_ref() == Some(first) && (!same_tid || q.thread == Some(thread))
-                    })
-                })
+            // Which thread calls first is a race, so a thread waits for
+            // its own counterpart. Auto: the other run's thread with the
+            // same (pid, tid), else the one at the same place in its
+            // process's spawn order (tid - pid: a process's threads get
+            // consecutive tids in the order it starts them; every
+            // thread may begin with the same call, a group leader).
+            // Order: the first with the same first call. Either way,
+            // once the other run's thread has waited a window of calls,
+            // one with the same first call, then any, will do.
+            let spawn_offset = |t: Thread| t.1 - t.0;
+            let find = |fits: &dyn Fn(&Queue) -> bool| {
+                of_rank.iter().find(|p| waiting(p).is_some_and(fits))
             };
-            let same_call = (if self.prefer_tid {
-                same_call(true)
+            let same_first = |q: &Queue| q.first.as_ref() == Some(first);
+            let same_tid = |q: &Queue| q.thread == Some(thread);
+            let same_offset = |q: &Queue| {
+                q.thread
+                    .is_some_and(|t| spawn_offset(t) == spawn_offset(thread))
+            };
+            let waited_same_first = |q: &Queue| same_first(q) && q.next_index >= window;
+            let waited = |q: &Queue| q.next_index >= window;
+            let found = if self.prefer_tid {
+                find(&same_tid).or_else(|| find(&same_offset))
             } else {
-                None
-            })
-            .or_else(|| same_call(false));
-            let waited = || {
-                of_rank
-                    .iter()
-                    .find(|p| waiting(p).is_some_and(|q| q.next_index >= window))
-            };
-            if let Some(&p) = same_call.or_else(waited) {
+                find(&same_first)
+            }
+            .or_else(|| find(&waited_same_first))
+            .or_else(|| find(&waited));
+            if let Some(&p) = found {
                 p
             } else {
                 pairs.push(ThreadPair::default());
@@ -257,6 +267,36 @@ impl Differ {
         self.advance(p, false, out)
     }
 
+    /// At the end, the threads of a process that found no counterpart
+    /// and have had none of their calls reported yet: paired in spawn
+    /// order (by tid) with those of the other run's process of the same
+    /// rank, as a thread that made fewer calls than a window never
+    /// qualifies for the waited-a-window pairing.
+    fn pair_the_rest_by_spawn_order(&mut self) {
+        let untouched = |q: &Queue| q.thread.is_some() && q.calls.len() == q.next_index;
+        for of_rank in self.by_process_rank.values() {
+            let mut alone: [Vec<(i64, usize)>; 2] = [Vec::new(), Vec::new()];
+            for &p in of_rank {
+                let pair = &self.pairs[p];
+                match (untouched(&pair.a), untouched(&pair.b)) {
+                    (true, false) if pair.b.thread.is_none() => {
+                        alone[0].push((pair.a.thread.map_or(0, |t| t.1), p));
+                    }
+                    (false, true) if pair.a.thread.is_none() => {
+                        alone[1].push((pair.b.thread.map_or(0, |t| t.1), p));
+                    }
+                    _ => {}
+                }
+            }
+            alone[0].sort_unstable();
+            alone[1].sort_unstable();
+            for (&(_, pa), &(_, pb)) in alone[0].iter().zip(&alone[1]) {
+                self.pairs[pa].b = std::mem::take(&mut self.pairs[pb].b);
+                self.summary.threads.2 += 1;
+            }
+        }
+    }
+
     /// Ends both runs: aligns what is left and returns the counts.
     ///
     /// # Errors
@@ -265,6 +305,7 @@ impl Differ {
         mut self,
         out: &mut dyn FnMut(&Difference) -> io::Result<()>,
     ) -> io::Result<Summary> {
+        self.pair_the_rest_by_spawn_order();
         for p in 0..self.pairs.len() {
             self.advance(p, true, out)?;
             match (&self.pairs[p].a.thread, &self.pairs[p].b.thread) {

@@ -119,10 +119,10 @@ pub enum DiffError {
 /// How threads of the two runs are paired.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Matching {
-    /// By order, with the same (pid, tid) preferred among the threads
-    /// whose first call is the same: by tid when the runs' tids agree,
-    /// whatever order their threads first call in, and by order when
-    /// they do not (another boot, other tids).
+    /// By tid where the runs' tids agree, else by spawn order: within a
+    /// process of the same rank, the thread at the same place in its
+    /// process's spawn order (tid − pid), as another boot of the same
+    /// program gives its threads other tids in the same order.
     Auto,
     /// By tid.
     Tid,
