@@ -232,8 +232,9 @@ pub(crate) enum Command {
         /// Run B.
         b: PathBuf,
         /// How threads are paired: by tid, by order of first appearance
-        /// (of processes, then of threads in each), or auto (tid when
-        /// both runs' first calls come from the same pid).
+        /// (of processes, then of threads by their first call), or auto
+        /// (the same tid, else the same place in the process's spawn
+        /// order).
         #[arg(long = "match", value_enum, default_value_t = MatchArg::Auto)]
         matching: MatchArg,
         /// Also compare durations: report a call whose slower run took
