@@ -33,6 +33,7 @@ use antinomie_reader::ring::builder::{
     entry_record, exit_record, CaptureSpec, EntrySpec, ExitSpec,
 };
 use antinomie_reader::trace::{TraceHeader, TraceWriter};
+use antinomie_reader_testkit::SplitMix64;
 
 const SEED: u64 = 0x5eed_d1ff_0000_0001;
 const CPUS: u32 = 4;
@@ -44,23 +45,6 @@ const INJECTED: [u64; 5] = [1, 3, 5, 7, 9];
 const FALLBACK_CALLS: u64 = 3;
 /// Records per CPU per drain pass, as a drain writes them.
 const PASS: usize = 256;
-
-/// splitmix64: a seeded generator, so both runs make the same calls.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 /// An attr of `PERF_ATTR_SIZE_VER8` (136 bytes) with this type and config.
 fn attr(ty: u32, config: u64) -> CaptureSpec {
@@ -170,7 +154,7 @@ impl Writer {
 
 /// Writes the workload's trace: `injected` makes it run B.
 fn write_run(path: &Path, calls: u64, injected: bool) {
-    let mut rng = Rng(SEED);
+    let mut rng = SplitMix64(SEED);
     let mut w = Writer::new(path);
     let at: Vec<u64> = INJECTED.iter().map(|k| calls * k / 10).collect();
     for n in 0..calls {

@@ -39,6 +39,7 @@ use antinomie_reader::output::{Format, JsonSchema, WriterSink};
 use antinomie_reader::pipeline::{self, Assembler, DrainMsg, Event, Merger, Pairer};
 use antinomie_reader::ring::{ImageRing, RingConsumer, RingCounters, RingMemory};
 use antinomie_reader::trace::{TraceHeader, TraceReader, TraceWriter};
+use antinomie_reader_testkit::SplitMix64;
 
 use antinomie_reader::ring::builder::{
     entry_record, exit_record, CaptureSpec, EntrySpec, ExitSpec, RingBuilder,
@@ -51,33 +52,8 @@ const CPUS: u32 = 4;
 /// the errno and an attr member, and keeps every call.
 const FILTER: &str = "tid != 1 && !(args.attr_uptr.size == 99) && !(syscall.errno == 99)";
 
-/// splitmix64: a seeded generator, so every run times the same trace.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-
-    fn pick<T: Copy>(&mut self, of: &[T]) -> T {
-        of[usize::try_from(self.below(of.len() as u64)).unwrap()]
-    }
-
-    fn bytes(&mut self, n: usize) -> Vec<u8> {
-        (0..n).map(|_| self.next().to_le_bytes()[0]).collect()
-    }
-}
-
 /// One random attr capture.
-fn capture(rng: &mut Rng) -> CaptureSpec {
+fn capture(rng: &mut SplitMix64) -> CaptureSpec {
     const SIZES: &[u32] = &[
         0, 8, 64, 72, 80, 96, 104, 112, 120, 128, 136, 137, 144, 200, 512, 4095, 4096, 4097,
     ];
@@ -120,7 +96,7 @@ fn capture(rng: &mut Rng) -> CaptureSpec {
 
 /// The records of the random workload, per CPU, in time order.
 fn workload(calls: u64, cpus: u32) -> Vec<Vec<Vec<u8>>> {
-    let mut rng = Rng(SEED);
+    let mut rng = SplitMix64(SEED);
     let mut per_cpu: Vec<Vec<Vec<u8>>> = vec![Vec::new(); cpus as usize];
     let mut t = 1_000_000_000u64;
     for id in 1..=calls {
@@ -145,7 +121,7 @@ fn workload(calls: u64, cpus: u32) -> Vec<Vec<Vec<u8>>> {
                 rng.pick(&[u64::MAX, 0, 1, 3]),
                 rng.pick(&[u64::MAX, 3, 5]),
                 rng.below(32),
-                rng.next(),
+                rng.next_u64(),
             ],
             items: vec![capture(&mut rng)],
         };

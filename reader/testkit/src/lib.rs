@@ -535,3 +535,34 @@ pub fn scenario() -> Vec<RingBuilder> {
 pub fn scenario_images() -> Vec<Vec<u8>> {
     scenario().iter().map(RingBuilder::image).collect()
 }
+
+/// splitmix64: a seeded generator for the benches' synthetic workloads,
+/// the same stream on every machine.
+#[derive(Debug)]
+pub struct SplitMix64(pub u64);
+
+impl SplitMix64 {
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// A number in `0..n`.
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n
+    }
+
+    /// One of `of`.
+    pub fn pick<T: Copy>(&mut self, of: &[T]) -> T {
+        of[usize::try_from(self.below(of.len() as u64)).unwrap()]
+    }
+
+    /// `n` random bytes.
+    pub fn bytes(&mut self, n: usize) -> Vec<u8> {
+        (0..n).map(|_| self.next_u64().to_le_bytes()[0]).collect()
+    }
+}
