@@ -18,26 +18,26 @@ git -C "$tree" rev-parse --is-inside-work-tree >/dev/null 2>&1 ||
 	die "$tree is not a git work tree"
 
 # One extended regular expression per word or phrase; grep -w makes each a
-# whole-word match, so "sessionid", "reagent" or "issued" do not match.
-WORDS=(
-	'sessions?'
-	'agents?'
-	'engineers?'
-	'issues? ?#?[0-9]+'
-	"the issue's"
-	'ceos?'
-	'reviewers?'
-	'fresh[- ]context'
-	'closing notes?'
-	'stops? ?#?[0-9]+'
+# whole-word match, so that look-alikes (a process id, "issued") do not
+# match. They are written in rot13 and decoded here, so that the
+# repository itself never spells them, this file included.
+WORDS_ROT13=(
+	'frffvbaf?'
+	'ntragf?'
+	'ratvarref?'
+	'vffhrf? ?#?[0-9]+'
+	"gur vffhr'f"
+	'prbf?'
+	'erivrjref?'
+	'serfu[- ]pbagrkg'
+	'pybfvat abgrf?'
+	'fgbcf? ?#?[0-9]+'
 )
-
-# The check and its test must spell the words out; nothing else may.
-SELF=(scripts/check-words.sh scripts/tests/check-words.sh)
+rot13() { tr 'A-Za-z' 'N-ZA-Mn-za-m'; }
 
 patterns=()
-for w in "${WORDS[@]}"; do
-	patterns+=(-e "$w")
+for w in "${WORDS_ROT13[@]}"; do
+	patterns+=(-e "$(rot13 <<<"$w")")
 done
 
 tmp=$(mktemp -d)
@@ -45,9 +45,6 @@ trap 'rm -rf "$tmp"' EXIT
 
 # Everything but patches: git grep reads the tracked files, skips binaries.
 excluded=(':(exclude,glob)**/*.patch')
-for f in "${SELF[@]}"; do
-	excluded+=(":(exclude)$f")
-done
 git -C "$tree" grep -n -I -i -w -E "${patterns[@]}" -- . "${excluded[@]}" \
 	>"$tmp/hits" || [ $? -eq 1 ] || die "git grep failed in $tree"
 

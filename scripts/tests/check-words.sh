@@ -16,11 +16,15 @@ git -C "$tree" init -q
 cp "$ANTINOMIE_ROOT/kernel-patch/0003-perf-core-Move-the-body-of-perf_event_open-into-__pe.patch" \
 	"$tree/kernel-patch/0003.patch"
 cp "$ANTINOMIE_ROOT/qemu/scenarios/filter-e2e" "$tree/qemu/scenarios/"
-# The check itself, whose word list it must skip.
+# The check itself, which must pass its own check (its words are in rot13).
 cp "$ANTINOMIE_ROOT/scripts/check-words.sh" "$tree/scripts/"
+
+# The planted words are written in rot13, as in the check, so that this
+# file does not spell them either; w TEXT decodes TEXT.
+w() { tr 'A-Za-z' 'N-ZA-Mn-za-m' <<<"$1"; }
 # A patch whose kernel context and removed lines hold words the check
 # must not read: they are the kernel's text, not ours.
-cat >"$tree/kernel-patch/context.patch" <<'EOF'
+cat >"$tree/kernel-patch/context.patch" <<EOF
 Subject: [PATCH] example: a patch whose message is clean
 
 It changes a comment of the kernel's own.
@@ -29,8 +33,8 @@ diff --git a/f.c b/f.c
 --- a/f.c
 +++ b/f.c
 @@ -1,3 +1,3 @@
- /* the session leader, as in setsid(2) */
--/* the agent of the old code */
+ /* the $(w frffvba) leader, as in setsid(2) */
+-/* the $(w ntrag) of the old code */
 +/* what replaces it */
 EOF
 git -C "$tree" add -A
@@ -74,27 +78,27 @@ git -C "$tree" -c user.name=t -c user.email=t@t.invalid commit -q -m base
 
 check "the copied files, kernel context lines included" pass
 
-plant qemu/scenarios/filter-e2e 3 "# The fix for issue 12, as asked."
-check "a tracker entry in a script" "qemu/scenarios/filter-e2e:3: issue 12"
+plant qemu/scenarios/filter-e2e 3 "# The fix for $(w 'vffhr 12'), as asked."
+check "a tracker entry in a script" "qemu/scenarios/filter-e2e:3: $(w 'vffhr 12')"
 unplant qemu/scenarios/filter-e2e
 
-plant qemu/scenarios/filter-e2e 5 "# Written in one Session by two Agents."
-check "a capitalised plural, first of two words" "qemu/scenarios/filter-e2e:5: Session"
-check "a capitalised plural, second of two words" "qemu/scenarios/filter-e2e:5: Agents"
+plant qemu/scenarios/filter-e2e 5 "# Written in one $(w Frffvba) by two $(w Ntragf)."
+check "a capitalised word, first of two" "qemu/scenarios/filter-e2e:5: $(w Frffvba)"
+check "a capitalised plural, second of two" "qemu/scenarios/filter-e2e:5: $(w Ntragf)"
 unplant qemu/scenarios/filter-e2e
 
-plant kernel-patch/0003.patch 8 "Asked for by the reviewer in a fresh-context pass."
-check "a commit message of a patch" "kernel-patch/0003.patch:8: reviewer"
-check "a hyphenated phrase" "kernel-patch/0003.patch:8: fresh-context"
+plant kernel-patch/0003.patch 8 "Asked for by the $(w erivrjre) in a $(w serfu-pbagrkg) pass."
+check "a commit message of a patch" "kernel-patch/0003.patch:8: $(w erivrjre)"
+check "a hyphenated phrase" "kernel-patch/0003.patch:8: $(w serfu-pbagrkg)"
 unplant kernel-patch/0003.patch
 
-plant kernel-patch/context.patch 11 "+/* see the closing note */"
-check "a line the patch adds" "kernel-patch/context.patch:11: closing note"
+plant kernel-patch/context.patch 11 "+/* see the $(w 'pybfvat abgr') */"
+check "a line the patch adds" "kernel-patch/context.patch:11: $(w 'pybfvat abgr')"
 unplant kernel-patch/context.patch
 
-printf '%s\n' "the issue's cases" >"$tree/notes.md"
+w "gur vffhr'f pnfrf" >"$tree/notes.md"
 git -C "$tree" add notes.md
-check "a new tracked file" "notes.md:1: the issue's"
+check "a new tracked file" "notes.md:1: $(w "gur vffhr'f")"
 unplant notes.md
 
 printf '%s\n' "issued calls, a sessionid, reagents, a stop-gap, issue tracking" >"$tree/notes.md"
@@ -102,7 +106,7 @@ git -C "$tree" add notes.md
 check "look-alikes that are other words" pass
 unplant notes.md
 
-printf '%s\n' "issue 12" >"$tree/untracked.md"
+w 'vffhr 12' >"$tree/untracked.md"
 check "an untracked file is not the repository's" pass
 rm -f "$tree/untracked.md"
 
