@@ -89,10 +89,6 @@ struct ThreadPair {
 #[derive(Debug)]
 pub struct Differ {
     opts: Options,
-    by_tid: bool,
-    /// Auto matching: by order, but among the other run's threads whose
-    /// first call is the same, the one with the same (pid, tid) first.
-    prefer_tid: bool,
     pairs: Vec<ThreadPair>,
     /// Each run's threads, with the index of their pair.
     slots: [HashMap<Thread, usize>; 2],
@@ -121,11 +117,8 @@ impl Differ {
     /// in the other run.
     #[must_use]
     pub fn new(opts: Options) -> Self {
-        let by_tid = opts.matching == Matching::Tid;
         Differ {
             opts,
-            by_tid,
-            prefer_tid: opts.matching == Matching::Auto,
             pairs: Vec::new(),
             slots: [HashMap::new(), HashMap::new()],
             by_tid_pairs: HashMap::new(),
@@ -133,7 +126,11 @@ impl Differ {
             by_process_rank: HashMap::new(),
             queued: [0, 0],
             summary: Summary {
-                matched_by: if by_tid { "tid" } else { "order" },
+                matched_by: if opts.matching == Matching::Tid {
+                    "tid"
+                } else {
+                    "order"
+                },
                 window: opts.window.max(1),
                 duration_shown: opts.duration_ratio.is_some(),
                 ..Summary::default()
@@ -169,7 +166,7 @@ impl Differ {
         }
         let window = self.summary.window;
         let pairs = &mut self.pairs;
-        let p = if self.by_tid {
+        let p = if self.opts.matching == Matching::Tid {
             *self.by_tid_pairs.entry(thread).or_insert_with(|| {
                 pairs.push(ThreadPair::default());
                 pairs.len() - 1
@@ -206,7 +203,7 @@ impl Differ {
             };
             let waited_same_first = |q: &Queue| same_first(q) && q.next_index >= window;
             let waited = |q: &Queue| q.next_index >= window;
-            let found = if self.prefer_tid {
+            let found = if self.opts.matching == Matching::Auto {
                 find(&same_tid).or_else(|| find(&same_offset))
             } else {
                 find(&same_first)
@@ -314,7 +311,7 @@ impl Differ {
                 _ => {}
             }
         }
-        if self.prefer_tid
+        if self.opts.matching == Matching::Auto
             && self
                 .pairs
                 .iter()
