@@ -12,6 +12,9 @@ pub const CAP_PERFMON_BIT: u64 = 1 << 38;
 /// holds, and what a user namespace's creator holds inside it.
 pub const ALL_CAPS: u64 = (1 << 41) - 1;
 
+/// The initial user namespace's uid map, as `/proc/self/uid_map` shows it.
+const INITIAL_UID_MAP: &str = "0 0 4294967295";
+
 /// What the kernel reports about the process.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Observed {
@@ -31,9 +34,15 @@ impl Observed {
         let read = |path: &str| {
             std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))
         };
+        // A kernel without user namespaces has no uid_map: every process
+        // is in the initial namespace, whose map is the identity.
+        let uid_map = match std::fs::read_to_string("/proc/self/uid_map") {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => INITIAL_UID_MAP.to_owned(),
+            _ => read("/proc/self/uid_map")?,
+        };
         Self::parse(
             &read("/proc/self/status")?,
-            &read("/proc/self/uid_map")?,
+            &uid_map,
             &read("/proc/sys/kernel/perf_event_paranoid")?,
         )
     }
@@ -177,6 +186,15 @@ mod tests {
     /// `CAP_SYS_ADMIN`, bit 21.
     const CAP_SYS_ADMIN_BIT: u64 = 1 << 21;
     const IDENTITY: &str = "         0          0 4294967295\n";
+
+    #[test]
+    fn the_initial_map_is_the_identity() {
+        assert_eq!(
+            seen(0, ALL_CAPS, 2, INITIAL_UID_MAP),
+            seen(0, ALL_CAPS, 2, IDENTITY)
+        );
+        assert!(!seen(0, ALL_CAPS, 2, INITIAL_UID_MAP).in_userns());
+    }
 
     fn status(uid: u32, eff: u64, prm: u64) -> String {
         format!(
