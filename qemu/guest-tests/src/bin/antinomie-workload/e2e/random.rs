@@ -1,6 +1,7 @@
-//! `antinomie-workload random --seed S --calls N [--threads T]`: a seeded
-//! random `perf_event_open(2)` workload for regression comparisons (two
-//! kernels, one workload, `reader diff`).
+//! `antinomie-workload random --seed S --calls N [--threads T]
+//! [--tracepoint-id ID]`: a seeded random `perf_event_open(2)` workload
+//! for regression comparisons (two kernels, one workload, `reader diff`),
+//! in any privilege context (`antinomie-context`).
 //!
 //! T threads (default: one per online CPU), each pinned to one CPU, share
 //! the N calls. Thread `t` (from 1) draws every decision from its own
