@@ -35,6 +35,15 @@
 #                        for the reader, and a ring that fills loses records
 #   --allow-loss         exit with the program's status even when the
 #                        capture lost records
+#   --context NAME       run the program in a privilege context (root,
+#                        perfmon, user-p2, user-p1, user-p0, user-m1,
+#                        userns) through antinomie-context --other-user-task
+#                        (qemu/guest-tests/src/bin/antinomie-context), in
+#                        /tmp (writable whatever the uid); the reader stays
+#                        root and the root shell writes the program's
+#                        stdout, stderr and status; the context's read-back
+#                        line starts its stderr; 125 when the context is
+#                        not what it claims
 # Lossless mode (the default) makes a call whose record finds its ring full
 # wait for the reader, up to the kernel's antinomie.lossless_timeout_ms
 # per record, so the program runs slower but its trace is whole; the
@@ -54,7 +63,7 @@ die() {
 trap 'die "failed at line $LINENO"' ERR
 
 variant=normal kernel="" reader_args="" out=./antinomie-run append=""
-timeout_s=900 mem=2G disk_size=2G adds=() capture_mode=lossless allow_loss=0
+timeout_s=900 mem=2G disk_size=2G adds=() capture_mode=lossless allow_loss=0 context=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--lossy) capture_mode=lossy; shift; continue ;;
@@ -72,12 +81,17 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout_s=$2; shift ;;
 	--mem) mem=$2; shift ;;
 	--disk-size) disk_size=$2; shift ;;
+	--context) context=$2; shift ;;
 	--) shift; break ;;
 	*) die "unknown option $1 (see the header of $0)" ;;
 	esac
 	shift
 done
 [ $# -ge 1 ] || die "usage: $0 [options] -- PROGRAM [ARGS...]"
+case "$context" in
+"" | root | perfmon | user-p2 | user-p1 | user-p0 | user-m1 | userns) ;;
+*) die "--context $context: not a context (root, perfmon, user-p2, user-p1, user-p0, user-m1, userns)" ;;
+esac
 need_cmd tar sha256sum truncate
 for d in "${adds[@]}"; do
 	[ -d "$d" ] || die "--add $d: not a directory"
@@ -106,7 +120,13 @@ mkdir -p "$extra/etc/antinomie/run"
 quote() { printf "'%s'" "${1//\'/\'\\\'\'}"; }
 {
 	echo "#!/bin/sh"
-	printf 'exec %s' "$(quote "/usr/local/bin/$(basename "$1")")"
+	if [ -n "$context" ]; then
+		echo "cd /tmp"
+		printf 'exec antinomie-context --other-user-task %s -- %s' \
+			"$(quote "$context")" "$(quote "/usr/local/bin/$(basename "$1")")"
+	else
+		printf 'exec %s' "$(quote "/usr/local/bin/$(basename "$1")")"
+	fi
 	shift
 	for a in "$@"; do printf ' %s' "$(quote "$a")"; done
 	echo

@@ -84,6 +84,12 @@ enum Cmd {
         /// Where sysfs is mounted (dynamic PMU types).
         #[arg(long, default_value = "/sys")]
         sysfs: PathBuf,
+        /// The workload ran without access to kernel data
+        /// (`perf_event_paranoid` above 1, neither `CAP_PERFMON` nor
+        /// `CAP_SYS_ADMIN`): `perf_copy_attr()` refuses a branch stack's
+        /// kernel and hypervisor levels with EACCES.
+        #[arg(long)]
+        no_kernel_access: bool,
         /// Print every field compared.
         #[arg(long, short)]
         verbose: bool,
@@ -146,6 +152,7 @@ fn main() -> ExitCode {
             subset,
             require_half_calls,
             sysfs,
+            no_kernel_access,
             verbose,
         } => compare(
             &workload,
@@ -157,6 +164,7 @@ fn main() -> ExitCode {
                 half_calls: require_half_calls,
             },
             &sysfs,
+            !no_kernel_access,
             verbose,
         ),
         Cmd::Filters {
