@@ -33,24 +33,24 @@ pub struct Args {
 
 /// What the check needs of one logged call.
 #[derive(Debug, Deserialize)]
-struct Logged {
-    case: String,
-    thread: u32,
-    seq: u32,
-    args: [u64; 6],
+pub(crate) struct Logged {
+    pub(crate) case: String,
+    pub(crate) thread: u32,
+    pub(crate) seq: u32,
+    pub(crate) args: [u64; 6],
     ret: i64,
     errno: Option<i32>,
-    required_size: Option<u32>,
-    size_after: Option<u32>,
+    pub(crate) required_size: Option<u32>,
+    pub(crate) size_after: Option<u32>,
 }
 
 impl Logged {
     /// Success, or the errno.
-    fn class(&self) -> Option<i32> {
+    pub(crate) fn class(&self) -> Option<i32> {
         (self.ret < 0).then_some(self.errno.unwrap_or(0))
     }
 
-    fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let class = match self.class() {
             None => "success".to_owned(),
             Some(e) => format!("errno {e}"),
@@ -62,11 +62,16 @@ impl Logged {
     }
 }
 
-type CallId = (u32, u32);
+pub(crate) type CallId = (u32, u32);
 
-fn read_log(path: &Path) -> Result<BTreeMap<CallId, Logged>, String> {
+pub(crate) fn read_log(path: &Path) -> Result<BTreeMap<CallId, Logged>, String> {
     let text =
         std::fs::read_to_string(path).map_err(|e| format!("reading {}: {e}", path.display()))?;
+    parse_log(&text, &path.display().to_string())
+}
+
+/// The calls of a workload log's `text` (`name` for the errors).
+pub(crate) fn parse_log(text: &str, name: &str) -> Result<BTreeMap<CallId, Logged>, String> {
     let mut out = BTreeMap::new();
     for (i, line) in text
         .lines()
@@ -74,11 +79,10 @@ fn read_log(path: &Path) -> Result<BTreeMap<CallId, Logged>, String> {
         .filter(|(_, l)| !l.trim().is_empty())
     {
         let l: Logged = serde_json::from_str(line)
-            .map_err(|e| format!("{}:{}: not a workload line: {e}", path.display(), i + 1))?;
+            .map_err(|e| format!("{name}:{}: not a workload line: {e}", i + 1))?;
         if out.insert((l.thread, l.seq), l).is_some() {
             return Err(format!(
-                "{}:{}: a second call with this thread and seq",
-                path.display(),
+                "{name}:{}: a second call with this thread and seq",
                 i + 1
             ));
         }
@@ -87,7 +91,7 @@ fn read_log(path: &Path) -> Result<BTreeMap<CallId, Logged>, String> {
 }
 
 /// The (thread, seq) a tag names: `0xa5 << 56 | script << 40 | thread << 24 | seq`.
-fn untag(tag: u64) -> Option<CallId> {
+pub(crate) fn untag(tag: u64) -> Option<CallId> {
     (tag >> 56 == 0xa5).then(|| {
         let thread = u32::try_from((tag >> 24) & 0xffff).expect("16 bits");
         let seq = u32::try_from(tag & 0xff_ffff).expect("24 bits");

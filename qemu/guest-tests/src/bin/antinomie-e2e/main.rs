@@ -6,6 +6,7 @@
 //!                       [--lossy --counters C.json | --subset] [--sysfs /sys]
 //! antinomie-e2e device info|enable|disable|counters|ring-size BYTES
 //! antinomie-e2e diff-check --workload-a A --workload-b B --diff DIFF.json  # diffcheck.rs
+//! antinomie-e2e cause-check --workload-a A --workload-b B --diff DIFF.json # causecheck.rs
 //! ```
 //!
 //! `compare` derives, for every call the workload logged (`antinomie-workload
@@ -30,6 +31,7 @@
 //! disable capture or resize the rings): `ring-size` needs capture off and
 //! the rings unmapped, and restarts every ring's positions and counters.
 
+mod causecheck;
 mod compare;
 mod device;
 mod diffcheck;
@@ -129,6 +131,9 @@ enum Cmd {
     },
     /// Check `reader diff --format json` against two workload logs.
     DiffCheck(diffcheck::Args),
+    /// Check the causes and consequences of `reader diff --format json`
+    /// against two logs of a workload that reacts to results.
+    CauseCheck(causecheck::Args),
     /// Drive /dev/antinomie.
     Device {
         /// info, enable, disable, counters, or ring-size BYTES.
@@ -189,6 +194,7 @@ fn main() -> ExitCode {
             verbose,
         }),
         Cmd::DiffCheck(args) => diffcheck::run(&args),
+        Cmd::CauseCheck(args) => causecheck::run(&args),
         Cmd::Device { op, arg, device: d } => device(&op, arg, &d).map(|()| true),
     };
     match r {
