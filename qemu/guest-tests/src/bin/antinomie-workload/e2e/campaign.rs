@@ -279,9 +279,9 @@ fn run(args: &Args) -> Result<bool, String> {
             );
         }
         if let Some(c) = &tally.contender {
-            // Its failed reads beyond the kernel's EFAULTs are calls whose
-            // attr the kernel read and the contender could not (a lower
-            // bound: the two need not fail on the same calls).
+            // Its failed reads beyond the kernel's EFAULTs are calls it
+            // has no attr for although the kernel did not fault on them
+            // (a lower bound: the two need not fail on the same calls).
             let efault = out
                 .iter()
                 .flatten()
