@@ -130,7 +130,8 @@ static int dump(const char *path)
 		size_t i;
 
 		if ((e.h.type != CONTENDER_ENTRY || e.h.size != sizeof(struct contender_entry)) &&
-		    (e.h.type != CONTENDER_EXIT || e.h.size != sizeof(struct contender_exit))) {
+		    (e.h.type != CONTENDER_EXIT || e.h.size != sizeof(struct contender_exit)) &&
+		    (e.h.type != CONTENDER_COUNTS || e.h.size != sizeof(struct contender_counts))) {
 			fprintf(stderr, "antinomie-bpf: %s: bad record (type %u, size %u)\n", path,
 				e.h.type, e.h.size);
 			rc = 1;
@@ -140,6 +141,13 @@ static int dump(const char *path)
 			fprintf(stderr, "antinomie-bpf: %s: truncated record\n", path);
 			rc = 1;
 			break;
+		}
+		if (e.h.type == CONTENDER_COUNTS) {
+			const struct contender_counts *k = (const void *)&e;
+
+			printf("COUNTS cpu=%u produced=%llu lost=%llu\n", k->h.cpu,
+			       (unsigned long long)k->produced, (unsigned long long)k->lost);
+			continue;
 		}
 		for (i = 0; i < npending && pending[i].tid != e.h.tid; i++)
 			;
@@ -189,28 +197,42 @@ static int dump(const char *path)
 	return rc;
 }
 
-/* The counters summed over the CPUs. */
-static int read_counts(int map_fd, unsigned long long sums[CONTENDER_NR_COUNTS])
+/*
+ * The counters summed over the CPUs; with out, also written there, a
+ * contender_counts per possible CPU.
+ */
+static int read_counts(int map_fd, unsigned long long sums[CONTENDER_NR_COUNTS], FILE *out)
 {
 	int ncpus = libbpf_num_possible_cpus();
 	__u64 *per_cpu;
+	int rc = 0;
 
 	if (ncpus <= 0)
 		return -1;
-	per_cpu = calloc(ncpus, sizeof(*per_cpu));
+	per_cpu = calloc((size_t)ncpus * CONTENDER_NR_COUNTS, sizeof(*per_cpu));
 	if (!per_cpu)
 		return -1;
 	for (__u32 k = 0; k < CONTENDER_NR_COUNTS; k++) {
 		sums[k] = 0;
-		if (bpf_map_lookup_elem(map_fd, &k, per_cpu)) {
+		if (bpf_map_lookup_elem(map_fd, &k, per_cpu + (size_t)k * ncpus)) {
 			free(per_cpu);
 			return -1;
 		}
 		for (int c = 0; c < ncpus; c++)
-			sums[k] += per_cpu[c];
+			sums[k] += per_cpu[(size_t)k * ncpus + c];
+	}
+	for (int c = 0; out && c < ncpus; c++) {
+		struct contender_counts counts = {
+			.h = { .size = sizeof(counts), .type = CONTENDER_COUNTS, .cpu = c },
+			.produced = per_cpu[CONTENDER_COUNT_PRODUCED * ncpus + c],
+			.lost = per_cpu[CONTENDER_COUNT_LOST * ncpus + c],
+		};
+
+		if (fwrite(&counts, sizeof(counts), 1, out) != 1)
+			rc = -1;
 	}
 	free(per_cpu);
-	return 0;
+	return rc;
 }
 
 int main(int argc, char **argv)
@@ -331,7 +353,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "antinomie-bpf: ring_buffer__consume failed\n");
 		rc = 1;
 	}
-	if (read_counts(bpf_map__fd(skel->maps.counts), sums)) {
+	if (read_counts(bpf_map__fd(skel->maps.counts), sums, d.out)) {
 		fprintf(stderr, "antinomie-bpf: cannot read the counters: %s\n", strerror(errno));
 		return 1;
 	}

@@ -3,7 +3,8 @@
  * The BPF contender's records, shared by the BPF program (contender.bpf.c)
  * and its consumer (antinomie-bpf.c), and the layout of the file the
  * consumer writes: a contender_file_header, then the records as the ring
- * buffer delivered them, each starting with its contender_header.
+ * buffer delivered them, each starting with its contender_header, then a
+ * contender_counts per possible CPU.
  *
  * What it records is what capture's ENTRY and EXIT record, as far as a
  * tracer at the syscall tracepoints can: the six argument words, the
@@ -28,6 +29,8 @@
 
 #define CONTENDER_ENTRY	1
 #define CONTENDER_EXIT	2
+/* Written by the consumer after the last record, one per possible CPU. */
+#define CONTENDER_COUNTS	3
 
 /* The entry's status: the same numbers as ANTINOMIE_STATUS_* (abi/). */
 #define CONTENDER_STATUS_COMPLETE	1 /* all min(size, 136) bytes read */
@@ -73,6 +76,14 @@ struct contender_entry {
 struct contender_exit {
 	struct contender_header h;
 	__s64 ret;
+};
+
+/* h.cpu's counters when the programs were detached: records made there,
+ * and of those, lost (the rest are in the file). */
+struct contender_counts {
+	struct contender_header h;
+	__u64 produced;
+	__u64 lost;
 };
 
 #endif
