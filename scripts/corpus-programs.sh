@@ -3,8 +3,8 @@
 # image's root (for `qemu/build-initramfs.sh DIR` or `scripts/run-in-guest.sh
 # --add DIR`): the host distribution's perf (Debian's linux-perf, installed
 # with apt through the machine's own apt configuration when it is missing),
-# its shared libraries, what it loads at run time, and the helper scripts of
-# qemu/corpus/ on the guest's PATH.
+# its shared libraries, what it loads at run time, bash for perf test's bash
+# scripts, and the helper scripts of qemu/corpus/ on the guest's PATH.
 #
 # usage: scripts/corpus-programs.sh DIR
 . "$(dirname "$0")/lib.sh"
@@ -40,6 +40,12 @@ for d in /usr/lib/perf-core /usr/lib/traceevent/plugins; do
 	mkdir -p "$root$d"
 	cp -a "$d"/. "$root$d"/
 done
+
+# bash, at the path perf test's bash scripts name (#!/bin/bash): the image's
+# shell is busybox's.
+"$ANTINOMIE_ROOT/qemu/add-program.sh" "$root" bash || die "cannot lay bash into $root"
+mkdir -p "$root/bin"
+ln -sfn /usr/local/bin/bash "$root/bin/bash"
 
 stage "the corpus's helper scripts (qemu/corpus/*.sh)"
 for s in "$ANTINOMIE_ROOT"/qemu/corpus/*.sh; do
