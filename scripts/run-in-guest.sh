@@ -75,7 +75,7 @@ die() {
 trap 'die "failed at line $LINENO"' ERR
 
 variant=normal kernel="" reader_args="" out=./antinomie-run append=""
-timeout_s=900 mem=2G disk_size=2G adds=() capture_mode=lossless allow_loss=0 context= control=0
+timeout_s=900 mem=2G disk_size=2G adds=() capture_mode=lossless allow_loss=0 context='' control=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--lossy) capture_mode=lossy; shift; continue ;;
