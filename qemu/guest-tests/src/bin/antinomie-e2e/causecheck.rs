@@ -41,11 +41,12 @@ pub struct Args {
 type Log = BTreeMap<CallId, Logged>;
 
 /// The same call in both logs: the case and every argument word but
-/// `group_fd`'s fd number (whether it is an fd is the same).
+/// `group_fd`'s fd number (whether it is an fd is the same) and the
+/// caller's own pid or tid.
 fn same_call(a: &Logged, b: &Logged) -> bool {
     // A non-negative int, as the kernel reads the word.
     let is_fd = |l: &Logged| (0..=0x7fff_ffff).contains(&l.args[3]);
-    a.case == b.case && [1, 2, 4, 5].iter().all(|&w| a.args[w] == b.args[w]) && is_fd(a) == is_fd(b)
+    a.case == b.case && [1, 2, 4, 5].iter().all(|&w| a.word(w) == b.word(w)) && is_fd(a) == is_fd(b)
 }
 
 fn same_outcome(a: &Logged, b: &Logged) -> bool {
