@@ -35,6 +35,7 @@ mod causecheck;
 mod compare;
 mod device;
 mod diffcheck;
+mod diffreport;
 mod expect;
 mod filters;
 #[allow(dead_code)]
