@@ -395,6 +395,24 @@ mod tests {
         (a.join("\n"), b.join("\n"))
     }
 
+    /// Thread 1's cause as `reader diff` must report it: seq 1, at index 1
+    /// in both runs, whose result and size written back changed.
+    fn the_cause() -> String {
+        diff(
+            1,
+            Some((1, 1)),
+            Some((1, 1)),
+            &["ret", "required_size"],
+            None,
+        )
+    }
+
+    /// B's retry of thread 1's seq 1 (seq 2, at index 2 in B only) naming
+    /// `cause` as its cause (`None`: reported as a cause itself).
+    fn the_retry(cause: Option<(u64, u64)>) -> String {
+        diff(1, None, Some((2, 2)), &["only_in_b"], cause)
+    }
+
     fn fails(report: &[String]) -> Vec<String> {
         let (a, b) = logs();
         let (a, b) = (parse_log(&a, "A").unwrap(), parse_log(&b, "B").unwrap());
@@ -403,43 +421,20 @@ mod tests {
 
     #[test]
     fn the_right_roles_pass() {
-        let report = [
-            diff(
-                1,
-                Some((1, 1)),
-                Some((1, 1)),
-                &["ret", "required_size"],
-                None,
-            ),
-            diff(1, None, Some((2, 2)), &["only_in_b"], Some((1, 1))),
-            summary(3, 4, 1, 1),
-        ];
+        let report = [the_cause(), the_retry(Some((1, 1))), summary(3, 4, 1, 1)];
         assert_eq!(fails(&report), Vec::<String>::new());
     }
 
     #[test]
     fn a_consequence_reported_as_a_second_cause_fails() {
-        let report = [
-            diff(
-                1,
-                Some((1, 1)),
-                Some((1, 1)),
-                &["ret", "required_size"],
-                None,
-            ),
-            diff(1, None, Some((2, 2)), &["only_in_b"], None),
-            summary(3, 4, 2, 0),
-        ];
+        let report = [the_cause(), the_retry(None), summary(3, 4, 2, 0)];
         let f = fails(&report);
         assert!(f.iter().any(|f| f.contains("2 causes reported")), "{f:?}");
     }
 
     #[test]
     fn the_cause_on_a_later_call_fails() {
-        let report = [
-            diff(1, None, Some((2, 2)), &["only_in_b"], None),
-            summary(3, 4, 1, 0),
-        ];
+        let report = [the_retry(None), summary(3, 4, 1, 0)];
         let f = fails(&report);
         assert!(
             f.iter().any(|f| f.contains("is not one call of both runs")),
@@ -453,28 +448,9 @@ mod tests {
 
     #[test]
     fn a_consequence_naming_another_cause_or_none_fails() {
-        let report = [
-            diff(
-                1,
-                Some((1, 1)),
-                Some((1, 1)),
-                &["ret", "required_size"],
-                None,
-            ),
-            diff(1, None, Some((2, 2)), &["only_in_b"], Some((0, 0))),
-            summary(3, 4, 1, 1),
-        ];
+        let report = [the_cause(), the_retry(Some((0, 0))), summary(3, 4, 1, 1)];
         assert!(fails(&report).iter().any(|f| f.contains("names the cause")));
-        let report = [
-            diff(
-                1,
-                Some((1, 1)),
-                Some((1, 1)),
-                &["ret", "required_size"],
-                None,
-            ),
-            summary(3, 4, 1, 0),
-        ];
+        let report = [the_cause(), summary(3, 4, 1, 0)];
         assert!(fails(&report)
             .iter()
             .any(|f| f.contains("no consequence is reported")));
@@ -483,14 +459,8 @@ mod tests {
     #[test]
     fn a_difference_in_a_thread_that_agrees_fails() {
         let report = [
-            diff(
-                1,
-                Some((1, 1)),
-                Some((1, 1)),
-                &["ret", "required_size"],
-                None,
-            ),
-            diff(1, None, Some((2, 2)), &["only_in_b"], Some((1, 1))),
+            the_cause(),
+            the_retry(Some((1, 1))),
             diff(2, Some((0, 0)), Some((0, 0)), &["ret"], None),
             summary(3, 4, 2, 1),
         ];
