@@ -18,26 +18,11 @@
 //! both logs and the causes and consequences it reported.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
 
 use serde_json::Value;
 
 use crate::diffcheck::{describe_call, read_log, Log, Logged};
-use crate::diffreport::{CallId, Difference, Report};
-
-/// The options of `cause-check`.
-#[derive(Debug, clap::Args)]
-pub struct Args {
-    /// The workload's log of run A.
-    #[arg(long)]
-    workload_a: PathBuf,
-    /// The workload's log of run B.
-    #[arg(long)]
-    workload_b: PathBuf,
-    /// `reader diff --format json` of the two runs' traces.
-    #[arg(long)]
-    diff: PathBuf,
-}
+use crate::diffreport::{Args, CallId, Difference, Report};
 
 /// The same call in both logs: the case and every argument word but
 /// `group_fd`'s fd number (whether it is an fd is the same) and the
@@ -261,11 +246,11 @@ impl Check {
         }
     }
 
-    /// Checks `diff` (`reader diff --format json`'s lines) against the logs.
+    /// Checks `report` (`reader diff --format json`) against the logs.
     ///
     /// # Errors
-    /// A line that is not JSON, or logs of two different workloads.
-    fn new(log_a: Log, log_b: Log, diff: &str, diff_name: &str) -> Result<Self, String> {
+    /// Logs of two different workloads.
+    fn new(log_a: Log, log_b: Log, report: &Report) -> Result<Self, String> {
         let want = expected(&log_a, &log_b)?;
         let mut check = Check {
             log_a,
@@ -275,11 +260,10 @@ impl Check {
             consequences: BTreeMap::new(),
             fails: Vec::new(),
         };
-        let report = Report::parse(diff, diff_name)?;
         for diff in &report.differences {
             check.difference(diff);
         }
-        check.summary(&report);
+        check.summary(report);
         check.roles();
         Ok(check)
     }
@@ -292,9 +276,8 @@ impl Check {
 pub fn run(args: &Args) -> Result<bool, String> {
     let log_a = read_log(&args.workload_a)?;
     let log_b = read_log(&args.workload_b)?;
-    let diff = std::fs::read_to_string(&args.diff)
-        .map_err(|e| format!("reading {}: {e}", args.diff.display()))?;
-    let check = Check::new(log_a, log_b, &diff, &args.diff.display().to_string())?;
+    let report = args.report()?;
+    let check = Check::new(log_a, log_b, &report)?;
     for f in &check.fails {
         eprintln!("cause-check: {f}");
     }
@@ -328,6 +311,7 @@ mod tests {
 
     use super::Check;
     use crate::diffcheck::parse_log;
+    use crate::diffreport::Report;
 
     const E2BIG: i64 = 7;
 
@@ -416,7 +400,8 @@ mod tests {
     fn fails(report: &[String]) -> Vec<String> {
         let (a, b) = logs();
         let (a, b) = (parse_log(&a, "A").unwrap(), parse_log(&b, "B").unwrap());
-        Check::new(a, b, &report.join("\n"), "diff").unwrap().fails
+        let report = Report::parse(&report.join("\n"), "diff").unwrap();
+        Check::new(a, b, &report).unwrap().fails
     }
 
     #[test]

@@ -12,25 +12,11 @@
 //! class differs, and count all calls of both logs (nothing lost).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::Deserialize;
 
-use crate::diffreport::{numbered_lines, CallId, Difference, Report};
-
-/// The options of `diff-check`.
-#[derive(Debug, clap::Args)]
-pub struct Args {
-    /// The workload's log of run A.
-    #[arg(long)]
-    workload_a: PathBuf,
-    /// The workload's log of run B.
-    #[arg(long)]
-    workload_b: PathBuf,
-    /// `reader diff --format json` of the two runs' traces.
-    #[arg(long)]
-    diff: PathBuf,
-}
+use crate::diffreport::{numbered_lines, Args, CallId, Difference};
 
 /// What the check needs of one logged call.
 #[derive(Debug, Deserialize)]
@@ -213,9 +199,7 @@ pub fn run(args: &Args) -> Result<bool, String> {
         seen: BTreeSet::new(),
         fails: Vec::new(),
     };
-    let text = std::fs::read_to_string(&args.diff)
-        .map_err(|e| format!("reading {}: {e}", args.diff.display()))?;
-    let report = Report::parse(&text, &args.diff.display().to_string())?;
+    let report = args.report()?;
     for diff in &report.differences {
         check.difference(diff);
     }

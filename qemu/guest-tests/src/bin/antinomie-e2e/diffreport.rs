@@ -4,7 +4,35 @@
 //! the tag the workload put in argument word 5; the summary counts the
 //! calls of both runs.
 
+use std::path::PathBuf;
+
 use serde_json::Value;
+
+/// The options of `diff-check` and `cause-check`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The workload's log of run A.
+    #[arg(long)]
+    pub(crate) workload_a: PathBuf,
+    /// The workload's log of run B.
+    #[arg(long)]
+    pub(crate) workload_b: PathBuf,
+    /// `reader diff --format json` of the two runs' traces.
+    #[arg(long)]
+    diff: PathBuf,
+}
+
+impl Args {
+    /// The report `--diff` names.
+    ///
+    /// # Errors
+    /// An unreadable file, or a line that is not JSON.
+    pub(crate) fn report(&self) -> Result<Report, String> {
+        let text = std::fs::read_to_string(&self.diff)
+            .map_err(|e| format!("reading {}: {e}", self.diff.display()))?;
+        Report::parse(&text, &self.diff.display().to_string())
+    }
+}
 
 /// A workload call: (thread, seq).
 pub(crate) type CallId = (u32, u32);
