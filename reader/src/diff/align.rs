@@ -517,6 +517,32 @@ impl Differ {
         }
     }
 
+    /// Ends `side`'s run: none of its threads calls any more, so those
+    /// still waiting for their rank ([`Matching::Auto`]) are ranked now,
+    /// and the other run's threads of the same ranks find them while
+    /// that run is still read.
+    ///
+    /// # Errors
+    /// What `out` returns.
+    pub fn end(
+        &mut self,
+        side: Side,
+        out: &mut dyn FnMut(&Difference) -> io::Result<()>,
+    ) -> io::Result<()> {
+        // In process order, so that the pairs, and so the report, come in
+        // the same order every time.
+        let mut pending: Vec<(usize, i64)> = self.processes[at(side)]
+            .iter()
+            .filter(|(_, process)| !process.unsettled.is_empty())
+            .map(|(&pid, process)| (process.rank, pid))
+            .collect();
+        pending.sort_unstable();
+        for (_, pid) in pending {
+            self.settle(side, pid, true, out)?;
+        }
+        Ok(())
+    }
+
     /// Ends both runs: aligns what is left and returns the counts.
     ///
     /// # Errors
@@ -525,21 +551,8 @@ impl Differ {
         mut self,
         out: &mut dyn FnMut(&Difference) -> io::Result<()>,
     ) -> io::Result<Summary> {
-        if self.opts.matching == Matching::Auto {
-            for side in [Side::A, Side::B] {
-                // In process order, so that the pairs and so the report
-                // come in the same order every time.
-                let mut pending: Vec<(usize, i64)> = self.processes[at(side)]
-                    .iter()
-                    .filter(|(_, process)| !process.unsettled.is_empty())
-                    .map(|(&pid, process)| (process.rank, pid))
-                    .collect();
-                pending.sort_unstable();
-                for (_, pid) in pending {
-                    self.settle(side, pid, true, out)?;
-                }
-            }
-        }
+        self.end(Side::A, out)?;
+        self.end(Side::B, out)?;
         self.pair_the_rest_by_spawn_order();
         for p in 0..self.pairs.len() {
             self.advance(p, true, out)?;
@@ -726,12 +739,13 @@ pub fn diff(
     ];
     let mut differ = Differ::new(*opts);
     let mut ended = [false, false];
-    let mut feed = |differ: &mut Differ, side: Side, item: Item| match item {
-        Item::Call(c) => differ.push(side, c, out).map_err(DiffError::Output),
-        Item::Lost => {
+    let mut feed = |differ: &mut Differ, side: Side, item: Option<Item>| match item {
+        Some(Item::Call(c)) => differ.push(side, c, out).map_err(DiffError::Output),
+        Some(Item::Lost) => {
             differ.lost(side);
             Ok(())
         }
+        None => differ.end(side, out).map_err(DiffError::Output),
     };
     while !(ended[0] && ended[1]) {
         // Read from the run that is behind: the one with fewer calls
@@ -743,10 +757,9 @@ pub fn diff(
             _ => Side::A,
         };
         let s = at(side);
-        match runs[s].next()? {
-            Some(item) => feed(&mut differ, side, item)?,
-            None => ended[s] = true,
-        }
+        let item = runs[s].next()?;
+        ended[s] = item.is_none();
+        feed(&mut differ, side, item)?;
     }
     differ.finish(out).map_err(DiffError::Output)
 }
