@@ -263,6 +263,17 @@ struct ComparedAuto {
 /// Compares two runs with `--match auto`, fed alternately one call of
 /// A, one of B.
 fn compare_auto(a: &[RunCall], b: &[RunCall], window: usize) -> ComparedAuto {
+    let mut fed = Vec::new();
+    for k in 0..a.len().max(b.len()) {
+        fed.extend(a.get(k).map(|&c| (Side::A, c)));
+        fed.extend(b.get(k).map(|&c| (Side::B, c)));
+    }
+    compare_fed(&fed, window)
+}
+
+/// Compares two runs with `--match auto`, their calls fed in the order
+/// of `fed`.
+fn compare_fed(fed: &[(Side, RunCall)], window: usize) -> ComparedAuto {
     let t = template();
     let mut differ = Differ::new(Options {
         matching: Matching::Auto,
@@ -280,14 +291,10 @@ fn compare_auto(a: &[RunCall], b: &[RunCall], window: usize) -> ComparedAuto {
         Ok(())
     };
     let mut most_queued = (0, 0);
-    for k in 0..a.len().max(b.len()) {
-        for (side, run) in [(Side::A, a), (Side::B, b)] {
-            if let Some(&(thread, config, ret)) = run.get(k) {
-                differ
-                    .push(side, call(&t, thread, config, ret), &mut out)
-                    .unwrap();
-            }
-        }
+    for &(side, (thread, config, ret)) in fed {
+        differ
+            .push(side, call(&t, thread, config, ret), &mut out)
+            .unwrap();
         most_queued.0 = most_queued.0.max(differ.queued(Side::A));
         most_queued.1 = most_queued.1.max(differ.queued(Side::B));
     }
@@ -444,4 +451,43 @@ fn threads_waiting_for_their_rank_hold_at_most_a_window() {
     assert!(alone.most_queued.0 <= 5 * window, "{}", alone.most_queued.0);
     assert_eq!(alone.summary.kinds.get(&Kind::OnlyInA), Some(&a.len()));
     assert_eq!(alone.summary.threads, (5, 0, 0));
+}
+
+/// Two runs of one process id. A's thread 102 is ranked first, alone,
+/// before B's 102 calls, which then pairs with it by tid; so when B's
+/// thread 103 is ranked first in B, its place is taken. It pairs, as by
+/// order, with the thread of A that has waited a window of calls without
+/// a counterpart and began with the same call: A's 105, whose first
+/// window of calls was by then reported as A's only.
+#[test]
+fn a_thread_whose_rank_was_taken_by_tid_pairs_with_one_that_waited() {
+    let window = 8;
+    let a_102 = run(100, &[102], &rounds(&[0], 5));
+    let b_102 = run(100, &[102], &rounds(&[0], 5));
+    let a_105 = run(100, &[101, 105], &rounds(&[1], 10));
+    let b_103 = run(100, &[101, 103], &rounds(&[1], 10));
+    let fed: Vec<(Side, RunCall)> = a_102
+        .into_iter()
+        .map(|c| (Side::A, c))
+        .chain(b_102.into_iter().map(|c| (Side::B, c)))
+        .chain(a_105.into_iter().map(|c| (Side::A, c)))
+        .chain(b_103.into_iter().map(|c| (Side::B, c)))
+        .collect();
+    let c = compare_fed(&fed, window);
+    assert_eq!(c.summary.threads, (2, 2, 2));
+    // A's 105 alone for a window: its first 8 calls A's only. Then B's
+    // 103 fills the window with no common call in sight: A's last 2
+    // calls against its first 2, its next 6 and last 2 B's only.
+    assert_eq!(c.summary.window_overflows, 2);
+    let in_105: Vec<_> = c
+        .differences
+        .iter()
+        .filter(|d| d.1 .0 == Some((100, 105)))
+        .collect();
+    assert_eq!(in_105.len(), 18, "{:?}", c.differences);
+    assert!(in_105[..8]
+        .iter()
+        .all(|d| d.1 .1.is_none() && d.0 == [Kind::OnlyInA]));
+    assert!(in_105[8..].iter().all(|d| d.1 .1 == Some((100, 103))));
+    assert_eq!(c.summary.compared, 5 + 2);
 }
