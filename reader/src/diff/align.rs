@@ -1,5 +1,6 @@
-//! Threads paired as they appear, calls aligned per thread within the
-//! window as they arrive, and aligned calls compared on their outcomes.
+//! Threads paired (by tid, by first call, or by rank in their process's
+//! tid order), calls aligned per thread within the window as they arrive,
+//! and aligned calls compared on their outcomes.
 
 use std::collections::{HashMap, VecDeque};
 use std::io;
@@ -343,17 +344,17 @@ impl Differ {
     ///
     /// A thread pairs with the other run's thread of the same (pid, tid)
     /// in the process of the same rank if it is still without a
-    /// counterpart (two runs of one boot, a replay). Otherwise it pairs
-    /// by rank in its process's tid order: the k-th thread by ascending
-    /// tid of A with the k-th of B. A process's threads get increasing
-    /// tids in the order it starts them, whatever other tasks take tids
-    /// in between, so the rank is the same in both runs where the
-    /// spawn offset (tid − pid) is not. (After a pid wrap-around a later
-    /// thread has a smaller tid: not handled, the wrap is rare within
-    /// one process.) Which thread calls first is a race, and a thread's
-    /// rank is only known once the threads with smaller tids have
-    /// called, so a thread's calls wait, unpaired, until its rank is
-    /// settled ([`Differ::settle`]).
+    /// counterpart (a replay, or two runs in freshly booted guests whose
+    /// ids agree). Otherwise it pairs by rank in its process's tid order:
+    /// the k-th thread by ascending tid of A with the k-th of B. A
+    /// process's threads get increasing tids in the order it starts them,
+    /// whatever other tasks take tids in between, so the rank is the same
+    /// in both runs where the spawn offset (tid − pid) is not. (After a
+    /// pid wrap-around a later thread has a smaller tid: not handled, the
+    /// wrap is rare within one process.) Which thread calls first is a
+    /// race, and a thread's rank is only known once the threads with
+    /// smaller tids have called, so a thread's calls wait, unpaired,
+    /// until its rank is settled ([`Differ::settle`]).
     fn push_by_rank(
         &mut self,
         side: Side,
