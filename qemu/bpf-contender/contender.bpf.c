@@ -156,12 +156,17 @@ static __always_inline void record_exit(__s64 ret)
 	bpf_ringbuf_submit(x, 0);
 }
 
-/* The syscall tracepoints' records (events/syscalls/sys_*_perf_event_open/format). */
+/*
+ * The syscall tracepoints' records (events/syscalls/sys_*_perf_event_open/format).
+ * sys_enter carries the syscall's five declared arguments, not a sixth
+ * register; reading past the record's end makes the kernel refuse to
+ * attach the program (-EACCES: its context offset beyond the event's).
+ */
 struct syscall_enter_event {
 	__u64 common;
 	__s32 nr;
 	__u32 pad;
-	__u64 args[6];
+	__u64 args[5];
 };
 
 struct syscall_exit_event {
@@ -174,7 +179,12 @@ struct syscall_exit_event {
 SEC("tp/syscalls/sys_enter_perf_event_open")
 int tp_enter(struct syscall_enter_event *ctx)
 {
-	record_entry(ctx->args);
+	/* The sixth word is not in the tracepoint: recorded as 0. */
+	__u64 args[6] = { 0 };
+
+	for (int i = 0; i < 5; i++)
+		args[i] = ctx->args[i];
+	record_entry(args);
 	return 0;
 }
 
