@@ -48,8 +48,8 @@
 //! touch, that must be the bytes placed. Per call, the contender's attr is
 //! compared with it over the bytes both have; the pass counts the
 //! contender's wrong, unread and truncated attrs, and capture's flagged
-//! calls. Both tracers at once cost the calls no difference either: the
-//! differential holds this pass to the first as well.
+//! calls. The differential holds this pass to the first as well: both
+//! tracers at once must not change a call either.
 //!
 //! Checks, each failing the run with a line that says what differed:
 //!

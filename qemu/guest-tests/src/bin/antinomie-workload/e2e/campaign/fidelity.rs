@@ -124,8 +124,8 @@ fn capture_item(b: &[u8]) -> Result<(u32, AttrView), String> {
 /// record without its pair.
 pub(super) fn capture_calls(trace: &[u8]) -> Result<Vec<CaptureCall>, String> {
     const FRAME_RECORDS: u32 = 1;
-    if !trace.starts_with(b"ANTI-TRC") {
-        return Err("not a trace file".into());
+    if !trace.starts_with(b"ANTI-TRC") || u32_at(trace, 8)? != 1 {
+        return Err("not a trace file of version 1".into());
     }
     let mut pos = usize_at(trace, 16)?;
     let mut entries: HashMap<u64, CaptureCall> = HashMap::new();
@@ -177,7 +177,10 @@ pub(super) fn capture_calls(trace: &[u8]) -> Result<Vec<CaptureCall>, String> {
                         if flags & abi::CAPTURE_F_KERNEL_COPY != 0 {
                             call.kernel_copy = Some(view);
                         }
-                        item_at += usize_at(item, 0)?.max(1);
+                        match usize_at(item, 0)? {
+                            0 => return Err(format!("an item of size 0 in call {call_id:#x}")),
+                            size => item_at += size,
+                        }
                     }
                     calls.push(call);
                 }
