@@ -65,7 +65,11 @@
 //!   kernel writes `attr.size` back on `E2BIG`, the capture must write
 //!   nothing) and the same number of userfaultfd page faults (a capture that
 //!   reads a byte the kernel does not read adds a fault);
-//! * no fd leaks: a pass ends with the fds it started with.
+//! * no fd leaks: a pass ends with the fds it started with;
+//! * in a pass `on+bpf`: both tracers recorded each thread's calls, with
+//!   the same argument words; capture's record of a call the racing writer
+//!   does not touch is the bytes placed, without `ATTR_MISMATCH`; and
+//!   every `ATTR_MISMATCH` comes with the kernel's copy.
 //!
 //! The racing writer's calls are drawn from the seed like the others, so
 //! every pass makes them at the same positions; their result depends on
