@@ -220,6 +220,80 @@ def read_text_sizes(tsv):
     return {k: int(v) for k, v in (line.split("\t") for line in tsv.read_text().splitlines())}
 
 
+
+def ring_label(size):
+    """A ring size in bytes as KiB or MiB."""
+    size = int(size)
+    return f"{size // 1024} KiB" if size < 1 << 20 else f"{size >> 20} MiB"
+
+
+def loss_table(path):
+    """The loss test's table and its lossless paced rates, per consumer.
+
+    A console without consumer= fields comes from the reader-only loss test:
+    its rows are the reader's.
+    """
+    if not path.exists():
+        return []
+    text = path.read_text(errors="replace")
+    consumer = r"(?:consumer=(\S+) )?"
+    rows = re.findall(
+        r"bench: loss " + consumer + r"size=(\d+) rate=(\d+) calls=(\d+) wall_ns=(\d+) lost=(\d+)"
+        r"(?: consumed=(\d+))?",
+        text,
+    )
+    cpus = re.findall(
+        r"bench: loss-cpu " + consumer + r"size=(\d+) rate=(\d+) cpu=(\d+) made=(\d+) "
+        r"produced=(\d+) consumed=(\d+|-) lost=(\d+)",
+        text,
+    )
+    out = [
+        "Loss test: 4 pinned threads; per consumer, recording to the guest's tmpfs: "
+        "`reader` = `reader --follow --format json -w TRACE` on capture's per-CPU rings of "
+        "the ring size; `bpf-tp`/`bpf-raw` = `antinomie-bpf --variant tp|raw --drain live "
+        "--out FILE` on one ring buffer shared by the 4 CPUs, 4 x the ring size (the same "
+        "bytes). Records made = 2 per call. reader: written and lost are the kernel's "
+        "counters, consumed the reader's; per CPU written + lost = made and consumed = "
+        "written. BPF: made and lost per CPU are the contender's counters, written = made - "
+        "lost, consumed its drain's (= the records in its file); made = 2 per call and "
+        "consumed + lost = made. All checked in the guest.",
+        "",
+        "| consumer | ring | pace (calls/s) | calls | calls/s made | records made | written "
+        "| consumed | lost | lost % | lost per CPU |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for who, size, rate, calls, wall, lost, consumed in rows:
+        who = who or "reader"
+        per = [c for c in cpus if (c[0] or "reader") == who and c[1] == size and c[2] == rate]
+        made = sum(int(c[4]) for c in per)
+        written = sum(int(c[5]) for c in per)
+        if not consumed:
+            consumed = sum(int(c[6]) for c in per)
+        lost_per_cpu = " / ".join(c[7] for c in per)
+        achieved = int(calls) * 1e9 / int(wall)
+        pct = 100 * int(lost) / made if made else 0
+        out.append(
+            f"| {who} | {ring_label(size)} | {'unpaced' if rate == '0' else rate} | {calls} | {achieved:.0f} "
+            f"| {made} | {written} | {consumed} | {lost} | {pct:.1f} | {lost_per_cpu} |"
+        )
+    paced = re.findall(
+        r"bench: loss-paced " + consumer + r"size=(\d+) lossless=(\d+) lossy=(\d+) unpaced=(\d+)",
+        text,
+    )
+    if paced:
+        out.append("")
+        out.append("Highest paced rate with nothing lost (bisection, calls/s over 4 threads):")
+        out.append("")
+    for who, size, lo, hi, unp in paced:
+        bpf = "" if (who or "reader") == "reader" else f" (one BPF ring buffer of {ring_label(4 * int(size))})"
+        beyond = f"{hi} calls/s lost records" if lo != hi else "no loss unpaced"
+        out.append(
+            f"- {who or 'reader'} at {ring_label(size)} rings{bpf}: **{lo} calls/s** "
+            f"({beyond}), next to the unpaced producer rate of {unp} calls/s."
+        )
+    out.append("")
+    return out
+
 def main():
     run = Path(sys.argv[1])
     bench = read_times(run / "time-bench.log")
@@ -341,48 +415,7 @@ def main():
     out += bpf_table(insn, bench, threads)
     out += before_after_table(insn, read_text_sizes(run / "text.tsv"), threads)
 
-    loss = run / "loss.log"
-    if loss.exists():
-        text = loss.read_text(errors="replace")
-        rows = re.findall(
-            r"bench: loss size=(\d+) rate=(\d+) calls=(\d+) wall_ns=(\d+) lost=(\d+)", text
-        )
-        cpus = re.findall(
-            r"bench: loss-cpu size=(\d+) rate=(\d+) cpu=(\d+) made=(\d+) produced=(\d+) "
-            r"consumed=(\d+) lost=(\d+)",
-            text,
-        )
-        out.append(
-            "Loss test: 4 pinned threads, `reader --follow --format json -w TRACE` "
-            "recording in the guest; records made = 2 per call; written and lost are the "
-            "kernel's counters, consumed the reader's; per CPU written + lost = made and "
-            "consumed = written (checked in the guest)."
-        )
-        out.append("")
-        out.append("| ring | pace (calls/s) | calls | calls/s made | records made | written | consumed | lost | lost % | lost per CPU |")
-        out.append("|---|---|---|---|---|---|---|---|---|---|")
-        for size, rate, calls, wall, lost in rows:
-            per = [c for c in cpus if c[0] == size and c[1] == rate]
-            made = sum(int(c[3]) for c in per)
-            prod = sum(int(c[4]) for c in per)
-            cons = sum(int(c[5]) for c in per)
-            lostc = [c[6] for c in per]
-            ring = f"{int(size) // 1024} KiB" if int(size) < 1 << 20 else f"{int(size) >> 20} MiB"
-            achieved = int(calls) * 1e9 / int(wall)
-            pct = 100 * int(lost) / made if made else 0
-            out.append(
-                f"| {ring} | {'unpaced' if rate == '0' else rate} | {calls} | {achieved:.0f} | {made} | {prod} | {cons} | {lost} | {pct:.1f} | {' / '.join(lostc)} |"
-            )
-        m = re.search(r"bench: loss-paced size=(\d+) lossless=(\d+) lossy=(\d+) unpaced=(\d+)", text)
-        if m:
-            size, lo, hi, unp = m.groups()
-            out.append("")
-            out.append(
-                f"Highest paced rate with nothing lost at {int(size) >> 20} MiB rings: "
-                f"**{lo} calls/s** over 4 threads (bisection; {hi} calls/s lost records), "
-                f"next to the unpaced producer rate of {unp} calls/s."
-            )
-        out.append("")
+    out += loss_table(run / "loss.log")
     try:
         print("\n".join(out))
     except BrokenPipeError:

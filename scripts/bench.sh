@@ -18,7 +18,10 @@
 #      what the mode costs when no call waits); with --before-patch, the
 #      `before` kernel's capture off and on beside them, and both kernels'
 #      text sizes;
-#   4. the loss test: reader --follow recording while 4 threads call;
+#   4. the loss test, one boot of the bench kernel: per consumer, reader
+#      --follow -w on capture's rings or the BPF contender draining its
+#      ring buffer live to a file (4 x capture's per-CPU ring size: the
+#      same bytes), recording while 4 threads call;
 #   5. (--steps profile, not in the default) where the instructions go:
 #      per path, boots of capture off and capture on (and of the off
 #      kernel if counted; with --before-patch, of lossless mode on and the
@@ -48,6 +51,9 @@
 #   --loss-path P      the loss test's path (default einval)
 #   --loss-secs S      length of each paced trial (default 2)
 #   --loss-steps K     bisection steps for the paced rate (default 5)
+#   --loss-consumers LIST  of reader,bpf-tp,bpf-raw (default: all three
+#                      that the kernel and image have; a given one that
+#                      is missing fails the boot)
 #   --ring-size BYTES  rings of the timing and insn boots (default 64 MiB:
 #                      nothing lost)
 #   --jobs J           instruction-count boots run at once (default 1;
@@ -80,7 +86,7 @@
 calls=2000 rounds=5 strace_calls=50 threads=1,4
 paths=einval,e2big,swevent,big,getpid
 insn_calls=50000 insn_threads=1,4 insn_strace_calls=2000
-loss_calls=40000 loss_path=einval loss_secs=2 loss_steps=5
+loss_calls=40000 loss_path=einval loss_secs=2 loss_steps=5 loss_consumers=""
 profile_calls=20000
 ring=$((64 << 20)) out="" table_only="" skip_build=0 jobs=1 image="" loss_counted=0
 steps=time-bench,time-off,insn,loss insn_kernels=bench,off before_patch=""
@@ -99,6 +105,7 @@ while [ $# -gt 0 ]; do
 	--loss-path) loss_path=${2:?--loss-path needs a path}; shift ;;
 	--loss-secs) num "$1" "${2:-}"; loss_secs=$2; shift ;;
 	--loss-steps) num "$1" "${2:-}"; loss_steps=$2; shift ;;
+	--loss-consumers) loss_consumers=${2:?--loss-consumers needs a list}; shift ;;
 	--profile-calls) num "$1" "${2:-}"; profile_calls=$2; shift ;;
 	--ring-size) num "$1" "${2:-}"; ring=$2; shift ;;
 	--out) out=${2:?--out needs a directory}; shift ;;
@@ -122,6 +129,9 @@ for p in ${paths//,/ } $loss_path; do
 done
 [ "$rounds" -ge 1 ] || die "--rounds must be at least 1"
 [ "$jobs" -ge 1 ] || die "--jobs must be at least 1"
+for c in ${loss_consumers//,/ }; do
+	case "$c" in reader | bpf-tp | bpf-raw) ;; *) die "unknown loss-test consumer '$c'" ;; esac
+done
 for st in ${steps//,/ }; do
 	case "$st" in time-bench | time-off | insn | loss | profile) ;; *) die "unknown step '$st'" ;; esac
 done
@@ -162,7 +172,7 @@ stage "run directory $out; host load: $(cut -d' ' -f1-3 /proc/loadavg) on $(npro
 	echo "commit: $(git -C "$ANTINOMIE_ROOT" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(git -C "$ANTINOMIE_ROOT" diff --quiet HEAD -- 2>/dev/null || echo ' (with uncommitted changes)')"
 	echo "series: $(cd "$ANTINOMIE_ROOT/kernel-patch" && { cat series; xargs cat <series; } | sha256sum | cut -c1-12) (sha256 of the series file and its patches)"
 	echo "qemu: $(qemu-system-x86_64 --version | head -n1)"
-	echo "options: calls=$calls rounds=$rounds strace_calls=$strace_calls threads=$threads paths=$paths insn_calls=$insn_calls insn_threads=$insn_threads insn_strace_calls=$insn_strace_calls loss_calls=$loss_calls loss_path=$loss_path loss_secs=$loss_secs loss_steps=$loss_steps ring=$ring"
+	echo "options: calls=$calls rounds=$rounds strace_calls=$strace_calls threads=$threads paths=$paths insn_calls=$insn_calls insn_threads=$insn_threads insn_strace_calls=$insn_strace_calls loss_calls=$loss_calls loss_path=$loss_path loss_secs=$loss_secs loss_steps=$loss_steps loss_consumers=${loss_consumers:-available} ring=$ring"
 	echo "load before: $(uptime)"
 	echo "steps: $steps; insn kernels: $insn_kernels; jobs: $jobs; loss counted: $loss_counted"
 	echo "image: ${image:-built}${image:+ (sha256 $(sha256sum "$image" | cut -c1-16))}"
@@ -404,13 +414,15 @@ if step profile; then
 fi
 
 if step loss && [ "$loss_calls" -gt 0 ]; then
-	stage "loss test: 4 threads of $loss_path, reader --follow -w recording, default and 4 MiB rings, then the paced bisection"
+	stage "loss test: 4 threads of $loss_path, per consumer (${loss_consumers:-reader,bpf-tp,bpf-raw if there}) recording, default and 4 MiB rings, then the paced bisection"
+	consumers_arg=
+	[ -z "$loss_consumers" ] || consumers_arg=" bench.loss_consumers=$loss_consumers"
 	loss_qemu=()
 	[ $loss_counted -eq 1 ] && loss_qemu=("${counted[@]}")
 	# 4 GiB: a trial's JSON lines and raw trace go to the guest's tmpfs
 	# (~1.7 KB per call; 8-second trials at 60 000 calls/s fill 1 GiB).
-	boot_mem=4G boot loss "$kbench" 3600 "bench.kind=loss bench.loss_calls=$loss_calls bench.loss_path=$loss_path bench.loss_secs=$loss_secs bench.loss_steps=$loss_steps bench.loss_sizes=default,4194304" "${loss_qemu[@]}"
-	info "$(grep -m1 'bench: loss-paced' "$out/loss.log" | sed 's/^bench: //')"
+	boot_mem=4G boot loss "$kbench" 3600 "bench.kind=loss bench.loss_calls=$loss_calls bench.loss_path=$loss_path bench.loss_secs=$loss_secs bench.loss_steps=$loss_steps bench.loss_sizes=default,4194304$consumers_arg" "${loss_qemu[@]}"
+	grep 'bench: loss-paced' "$out/loss.log" | sed 's/^bench: //' | while read -r line; do info "$line"; done
 fi
 
 echo "load after: $(uptime)" >>"$out/run.txt"
