@@ -37,6 +37,7 @@ for applet in $(/bin/busybox --list); do
 done
 install -m 0755 "$ANTINOMIE_ROOT/qemu/guest/init" "$root/init"
 install -m 0755 "$ANTINOMIE_ROOT"/qemu/scenarios/* "$root/scenarios/"
+install -D -m 0644 "$ANTINOMIE_ROOT/qemu/guest/capture.sh" "$root/lib/antinomie/capture.sh"
 mkdir -p "$root/etc/antinomie"
 for f in "$ANTINOMIE_ROOT"/qemu/guest/expected/*; do
 	install -m 0644 "$f" "$root/etc/antinomie/$(basename "$f").expected"
