@@ -152,11 +152,21 @@ def cmd_report(args) -> int:
                 "differing": differing_calls(again),
                 "verdict_changes": len(again["verdict_changes"]),
             }
+            # Both comparisons differ. Where they disagree on how many
+            # calls, the surplus comes from the comparison, not the
+            # kernels: reader diff pairs threads by their place in the
+            # process's tid order, which a thread created elsewhere in
+            # between can shift. The report shows the one with fewer.
+            if differing_calls(again) < differing_calls(r):
+                r.update({k: again[k] for k in ("calls", "differences", "verdicts", "verdict_changes", "first_differences")})
+                r["shown"] = "rerun"
         elif again["outcome"] == "equal":
             r["outcome"], r["reason"] = "not-reproducible", "the rerun on both kernels found no difference"
             dropped += 1
         else:
             r["outcome"], r["reason"] = "error", "the rerun could not test: " + again["reason"]
+        if r["outcome"] == "differ":
+            r.setdefault("shown", "first")
     changed = sum(r["outcome"] == "differ" for r in runs)
     errors = sum(r["outcome"] == "error" for r in runs)
     if changed:
@@ -209,7 +219,14 @@ def cmd_report(args) -> int:
             if r["verdict_changes"]:
                 lines.append("   the program's own verdicts (- baseline, + changed):")
                 lines += ["   " + l for l in r["verdict_changes"][:20]]
-            lines.append(f"   full reports: diffs/{r['workload']}/{r['context']}/diff.txt, diff.json")
+            shown = "diffs-rerun" if r.get("shown") == "rerun" else "diffs"
+            if "confirmed_by_rerun" in r:
+                first_count = r["confirmed_by_rerun"]["differing"] if shown == "diffs" else None
+                lines.append(
+                    "   confirmed by the rerun on both kernels"
+                    + (f" ({first_count} differing calls)" if first_count is not None else "; shown: the rerun, which found fewer differing calls than the first run")
+                )
+            lines.append(f"   full reports: {shown}/{r['workload']}/{r['context']}/diff.txt, diff.json")
     (out / "summary.txt").write_text("\n".join(lines) + "\n")
 
     cases = []
