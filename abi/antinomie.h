@@ -419,7 +419,10 @@ struct antinomie_capture {
  * SIZE_WRITTEN: that E2BIG came from the size checks of perf_copy_attr(),
  * which store sizeof(struct perf_event_attr) there but ignore a fault, so
  * required_size may still show the caller's value. Without it the E2BIG
- * came from perf_event_validate_size(), which writes nothing.
+ * came from a check after perf_copy_attr(), which writes nothing there:
+ * perf_event_validate_size() (a read or sample size too large), the
+ * kprobe and uprobe PMUs' event_init (a function name or path that
+ * strndup_user() refuses), or an LSM.
  * ATTR_COPIED: perf_copy_attr() succeeded.
  * ATTR_MISMATCH: perf_copy_attr() read the attr (copy_struct_from_user()
  * succeeded; its checks may still fail the call, without ATTR_COPIED) and

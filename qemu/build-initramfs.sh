@@ -10,7 +10,7 @@
 # Prints the image path as its last line.
 . "$(dirname "$0")/../scripts/lib.sh"
 
-RUST_GUEST_BINS=(reader antinomie-workload antinomie-e2e)
+RUST_GUEST_BINS=(reader antinomie-workload antinomie-e2e antinomie-context)
 RUST_TARGET=x86_64-unknown-linux-gnu
 
 img=$ANTINOMIE_CACHE/initramfs/initramfs.cpio.gz
@@ -50,8 +50,11 @@ mkdir -p "$root/etc/antinomie"
 for f in "$ANTINOMIE_ROOT"/qemu/guest/expected/*; do
 	install -m 0644 "$f" "$root/etc/antinomie/$(basename "$f").expected"
 done
-printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' >"$root/etc/passwd"
-printf 'root:x:0:\nnobody:x:65534:\n' >"$root/etc/group"
+# 1000 and 1001: antinomie-context's unprivileged uid and the owner of
+# "another user's task" (names only for ps and ls; the ids are what count).
+printf '%s\n' root:x:0:0:root:/root:/bin/sh nobody:x:65534:65534:nobody:/:/bin/false \
+	antinomie:x:1000:1000:antinomie:/tmp:/bin/sh other:x:1001:1001:other:/tmp:/bin/false >"$root/etc/passwd"
+printf '%s\n' root:x:0: nobody:x:65534: antinomie:x:1000: other:x:1001: >"$root/etc/group"
 
 stage "static C helpers (gcc -static)"
 for src in "$ANTINOMIE_ROOT"/qemu/guest/*.c; do

@@ -24,7 +24,7 @@ PATH_LABEL = {
     "getpid": "getpid (not traced)",
 }
 LINE = re.compile(
-    r"bench: round=(\d+) mode=(\w+) path=(\w+) threads=(\d+) calls=(\d+) "
+    r"bench: round=(\d+) mode=([\w-]+) path=(\w+) threads=(\d+) calls=(\d+) "
     r"wall_ns=(\d+) ns_per_call=([0-9.]+)"
 )
 
@@ -90,6 +90,66 @@ def strace_ratio(cells, t, p):
     if added <= 0:
         return "capture adds nothing measurable"
     return f"{statistics.median(s) / added:.0f}×"
+
+
+# The BPF contender's placements (qemu/bpf-contender/), as bench modes.
+BPF_MODES = [("bpf-tp", "BPF, syscall tracepoints"), ("bpf-raw", "BPF, raw sys_enter/exit")]
+
+
+def bpf_table(insn, bench, threads):
+    """Capture against ftrace's events and the BPF contender: instructions
+    added over capture off per call (and median time), with capture's added
+    over the best (fewest added) BPF variant's."""
+    out = []
+    if not any(k[1].startswith("bpf-") for k in insn) and not any(k[0].startswith("bpf-") for k in bench):
+        return out
+    out.append(
+        "Against the BPF contender: guest instructions per call added over capture off "
+        "(as above), median wall time per call beside it (same timing boot); "
+        "the last column is capture's added instructions over the best BPF variant's."
+    )
+    out.append("")
+    modes = [("capture", "capture on"), ("ftrace", "ftrace events")] + BPF_MODES + [("strace", "strace")]
+    for t in threads:
+        if not any(k[2] == t for k in insn) and not any(k[1] == t for k in bench):
+            continue
+        out.append(f"**{t} thread{'s' if t > 1 else ''}**")
+        out.append("")
+        out.append(
+            "| path | capture off | "
+            + " | ".join(label for _, label in modes)
+            + " | capture ÷ best BPF (insns) |"
+        )
+        out.append("|---" * (len(modes) + 3) + "|")
+        for p in PATHS:
+            b = insn.get(("bench", "off", t, p))
+            tb = bench.get(("off", t, p))
+            if b is None and not tb:
+                continue
+            row = [PATH_LABEL[p]]
+            cell = [] if b is None else [f"{b:.0f}"]
+            if tb:
+                cell.append(fmt_ns(statistics.median(tb)))
+            row.append("; ".join(cell))
+            added = {}
+            for mode, _ in modes:
+                v = insn.get(("bench", mode, t, p))
+                tm = bench.get((mode, t, p))
+                cell = []
+                if v is not None and b is not None:
+                    added[mode] = v - b
+                    cell.append(f"{v - b:+.0f}")
+                if tm:
+                    cell.append(fmt_ns(statistics.median(tm)))
+                row.append("; ".join(cell) or "—")
+            bpf_added = [added[m] for m, _ in BPF_MODES if m in added]
+            ratio = "—"
+            if "capture" in added and bpf_added and min(bpf_added) > 0:
+                ratio = f"**{added['capture'] / min(bpf_added):.2f}**"
+            row.append(ratio)
+            out.append("| " + " | ".join(row) + " |")
+        out.append("")
+    return out
 
 
 def main():
@@ -208,6 +268,8 @@ def main():
                 extra = f"{v:.0f}" if b is None else f"{v:.0f} ({v - b:+.0f})"
                 out.append(f"| getpid, ftrace raw_syscalls events | | | | {extra} | | | |")
             out.append("")
+
+    out += bpf_table(insn, bench, threads)
 
     loss = run / "loss.log"
     if loss.exists():

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# Capture cost, side by side with ftrace's syscall events and strace, in the
-# QEMU guest (method and latest table in BENCHMARKS.md). Builds
-# what it needs: the `bench` kernel (normal + CONFIG_FTRACE_SYSCALLS) and
-# the `bench-off` kernel (CONFIG_ANTINOMIE=n), both without KUnit as a
-# production kernel is (kconfig/variants), QEMU's insn plugin, an image with
-# the host's strace; then boots:
+# Capture cost, side by side with ftrace's syscall events, the BPF
+# contender (qemu/bpf-contender/) and strace, in the QEMU guest (method and
+# latest table in BENCHMARKS.md). Builds what it needs: the `bench` kernel
+# (normal + CONFIG_FTRACE_SYSCALLS + the BPF syscall and BPF on
+# tracepoints) and the `bench-off` kernel (CONFIG_ANTINOMIE=n), both
+# without KUnit as a production kernel is (kconfig/variants), QEMU's insn
+# plugin, an image with the host's strace and antinomie-bpf
+# (scripts/build-bpf-contender.sh, which installs clang and libbpf); then
+# boots:
 #   1. the bench kernel once: capture off / capture on / ftrace events /
+#      BPF on the syscall tracepoints / BPF on the raw tracepoints /
 #      strace alternating, --rounds rounds, threads 1 and 4;
 #   2. the off kernel once: the same loops, the baseline;
 #   3. two boots per instruction-count cell, with N calls and with N/10:
@@ -149,12 +153,16 @@ if [ $skip_build -eq 0 ]; then
 	stage "QEMU's insn plugin (scripts/build-insn-plugin.sh)"
 	"$ANTINOMIE_ROOT/scripts/build-insn-plugin.sh" >"$out/plugin.log" 2>&1 ||
 		die "scripts/build-insn-plugin.sh failed: $(grep -m1 '^error:' "$out/plugin.log" || tail -n1 "$out/plugin.log")"
-	stage "guest image with the host's strace ($(strace -V | head -n1))"
+	stage "the BPF contender (scripts/build-bpf-contender.sh)"
+	contender=$ANTINOMIE_CACHE/bpf-contender
+	"$ANTINOMIE_ROOT/scripts/build-bpf-contender.sh" "$contender" >"$out/bpf-contender.log" 2>&1 ||
+		die "scripts/build-bpf-contender.sh failed: $(grep -m1 '^error:' "$out/bpf-contender.log" || tail -n1 "$out/bpf-contender.log")"
+	stage "guest image with the host's strace ($(strace -V | head -n1)) and antinomie-bpf"
 	extra=$ANTINOMIE_CACHE/bench-image
 	rm -rf "$extra"
 	"$ANTINOMIE_ROOT/qemu/add-program.sh" "$extra" strace >"$out/image.log" 2>&1 ||
 		die "qemu/add-program.sh strace failed: $(tail -n1 "$out/image.log")"
-	"$ANTINOMIE_ROOT/qemu/build-initramfs.sh" "$extra" >>"$out/image.log" 2>&1 ||
+	"$ANTINOMIE_ROOT/qemu/build-initramfs.sh" "$extra" "$contender" >>"$out/image.log" 2>&1 ||
 		die "qemu/build-initramfs.sh failed: $(grep -m1 '^error:' "$out/image.log" || tail -n1 "$out/image.log")"
 else
 	need_cmd python3
@@ -185,6 +193,8 @@ kernel_of() {
 kbench=$(kernel_of bench)
 grep -qx 'CONFIG_FTRACE_SYSCALLS=y' "$(dirname "$kbench")/../../../.config" ||
 	die "the bench kernel lacks CONFIG_FTRACE_SYSCALLS"
+grep -qx 'CONFIG_BPF_EVENTS=y' "$(dirname "$kbench")/../../../.config" ||
+	die "the bench kernel lacks CONFIG_BPF_EVENTS (the BPF contender's modes)"
 koff=
 if step time-off || step profile || { step insn && [[ ",$insn_kernels," == *,off,* ]]; }; then
 	koff=$(kernel_of bench-off)
@@ -207,8 +217,8 @@ boot() {
 
 common="bench.calls=$calls bench.strace_calls=$strace_calls bench.rounds=$rounds bench.threads=$threads bench.paths=$paths bench.ring=$ring"
 if step time-bench; then
-	stage "timing boot of the bench kernel: $rounds rounds x threads $threads x off/capture/ftrace/strace, $calls calls ($strace_calls under strace)"
-	boot time-bench "$kbench" 3600 "antinomie.ring_size=$ring bench.kind=time $common bench.modes=off,capture,ftrace,rawsys,strace"
+	stage "timing boot of the bench kernel: $rounds rounds x threads $threads x off/capture/ftrace/bpf-tp/bpf-raw/strace, $calls calls ($strace_calls under strace)"
+	boot time-bench "$kbench" 3600 "antinomie.ring_size=$ring bench.kind=time $common bench.modes=off,capture,ftrace,rawsys,bpf-tp,bpf-raw,strace"
 	info "$(grep -c 'ns_per_call' "$out/time-bench.log") cells measured; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 fi
 if step time-off; then
@@ -253,7 +263,7 @@ if step insn && [ "$insn_calls" -gt 0 ]; then
 	boots=()
 	for t in ${insn_threads//,/ }; do
 		for kname in ${insn_kernels//,/ }; do
-			modes_k="off capture ftrace rawsys strace"
+			modes_k="off capture ftrace rawsys bpf-tp bpf-raw strace"
 			[ "$kname" = off ] && modes_k=off
 			for m in $modes_k; do
 				cell_paths=${paths//,/ } n=$insn_calls

@@ -7,8 +7,8 @@
 # or userfaultfd faults differ between the passes.
 #
 # usage: scripts/campaign.sh [--calls N] [--seed S] [--burst B] [--timeout SECS]
-#                            [--variant V] [--passes off,on] [--test-break outcome|accounting]
-#                            [--log FILE]
+#                            [--variant V] [--passes off,on,bpf] [--test-break outcome|accounting]
+#                            [--bpf-variant tp|raw] [--log FILE]
 #   --calls N    calls per pass (default 20000, the test command's size);
 #                the full campaign: --calls 1000000 (see README.md)
 #   --burst B    calls per thread between two device changes (default 1000)
@@ -16,14 +16,19 @@
 #   --variant    kernel variant to boot (default: debug; build it first with
 #                scripts/build-kernel.sh debug, and the image with
 #                qemu/build-initramfs.sh)
-#   --passes     the passes, compared with the first (default off,on)
+#   --passes     the passes, compared with the first (default off,on); bpf:
+#                capture off, the BPF contender attached (qemu/bpf-contender/:
+#                a kernel with CONFIG_BPF_EVENTS, e.g. --variant bench, and an
+#                image with antinomie-bpf: scripts/build-bpf-contender.sh DIR,
+#                then qemu/build-initramfs.sh DIR)
+#   --bpf-variant the contender's placement in a pass bpf (default tp)
 #   --test-break a check fails on purpose (to see its message); the run
 #                must then fail
 #   --log FILE   the console log (default $ANTINOMIE_CACHE/campaign-console.log)
 . "$(dirname "$0")/lib.sh"
 cd "$ANTINOMIE_ROOT"
 
-calls=20000 seed=1 burst=1000 timeout_s='' variant=debug passes=off,on brk=''
+calls=20000 seed=1 burst=1000 timeout_s='' variant=debug passes=off,on brk='' bpf_variant=tp
 log=$ANTINOMIE_CACHE/campaign-console.log
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -34,6 +39,7 @@ while [ $# -gt 0 ]; do
 	--variant) variant=$2; shift ;;
 	--passes) passes=$2; shift ;;
 	--log) log=$2; shift ;;
+	--bpf-variant) bpf_variant=$2; shift ;;
 	--test-break) brk=$2; shift ;;
 	*) die "unknown option $1 (see the header of $0)" ;;
 	esac
@@ -43,8 +49,9 @@ for n in "$calls" "$seed" "$burst"; do
 	[[ $n =~ ^[0-9]+$ ]] || die "--calls, --seed and --burst take a number, not '$n'"
 done
 [ -n "$timeout_s" ] || timeout_s=$((600 + calls / 40))
-[[ $passes =~ ^(off|on)(,(off|on))*$ ]] || die "--passes takes off/on, comma-separated, not '$passes'"
-append="campaign.seed=$seed campaign.calls=$calls campaign.burst=$burst campaign.passes=$passes"
+[[ $passes =~ ^(off|on|bpf)(,(off|on|bpf))*$ ]] || die "--passes takes off/on/bpf, comma-separated, not '$passes'"
+[[ $bpf_variant =~ ^(tp|raw)$ ]] || die "--bpf-variant takes tp or raw, not '$bpf_variant'"
+append="campaign.seed=$seed campaign.calls=$calls campaign.burst=$burst campaign.passes=$passes campaign.bpf_variant=$bpf_variant"
 [ -z "$brk" ] || append="$append campaign.break=$brk"
 rc=0
 qemu/run.sh --quiet --variant "$variant" --scenario campaign --no-kunit --timeout "$timeout_s" \

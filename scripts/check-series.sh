@@ -6,9 +6,11 @@
 #  2. it applies with patch -p1 too (for quilt and plain-tarball users);
 #  3. scripts/checkpatch.pl --strict is clean on every patch;
 #  4. include/uapi/linux/antinomie.h in the series is abi/antinomie.h;
-#  5. a 32-bit (ARCH=i386) configuration with PERF_EVENTS and MMU cannot
-#     select CONFIG_ANTINOMIE (its u64 positions need single 64-bit
-#     accesses): merge_config + olddefconfig drop it.
+#  5. no configuration but x86-64 can select CONFIG_ANTINOMIE: with
+#     PERF_EVENTS and MMU, merge_config + olddefconfig drop it on a 32-bit
+#     one (ARCH=i386: its u64 positions need single 64-bit accesses) and on
+#     a 64-bit one without syscall_get_nr()/syscall_get_arguments()
+#     (ARCH=alpha, which has D-cache-safe mappings to check too).
 # env: ANTINOMIE_PATCH_DIR  check another series directory (tests use it)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/kernel-lib.sh"
@@ -98,24 +100,30 @@ done
 stage "uapi header matches abi/antinomie.h"
 cmp -s "$ANTINOMIE_ROOT/abi/antinomie.h" "$tree/include/uapi/linux/antinomie.h" ||
 	die "include/uapi/linux/antinomie.h in the series differs from abi/antinomie.h"
-stage "ARCH=i386: CONFIG_ANTINOMIE cannot be selected"
-i386=$tmp/i386
-mkdir "$i386"
-printf 'CONFIG_PERF_EVENTS=y\n' >"$tmp/i386-perf.config"
-make -C "$tree" -s O="$i386" ARCH=i386 tinyconfig >"$tmp/i386.log" 2>&1 ||
-	die "make ARCH=i386 tinyconfig failed: $(tail -n1 "$tmp/i386.log")"
-(cd "$tree" && ARCH=i386 scripts/kconfig/merge_config.sh -m -O "$i386" "$i386/.config" \
-	"$tmp/i386-perf.config" "$ANTINOMIE_ROOT/kconfig/antinomie.config") >>"$tmp/i386.log" 2>&1 ||
-	die "merge_config.sh for ARCH=i386 failed: $(tail -n1 "$tmp/i386.log")"
-make -C "$tree" -s O="$i386" ARCH=i386 olddefconfig >>"$tmp/i386.log" 2>&1 ||
-	die "make ARCH=i386 olddefconfig failed: $(tail -n1 "$tmp/i386.log")"
-# Only a meaningful check if everything else the option depends on is there.
-for want in CONFIG_X86_32=y CONFIG_PERF_EVENTS=y CONFIG_MMU=y; do
-	grep -qx "$want" "$i386/.config" ||
-		die "the ARCH=i386 configuration lacks $want; the CONFIG_ANTINOMIE check would prove nothing"
-done
-! grep -q '^CONFIG_64BIT=y' "$i386/.config" || die "the ARCH=i386 configuration is 64-bit"
-if grep -q '^CONFIG_ANTINOMIE' "$i386/.config"; then
-	die "an ARCH=i386 configuration selects $(grep '^CONFIG_ANTINOMIE' "$i386/.config" | tr '\n' ' ')(init/Kconfig must depend on 64BIT)"
-fi
-stage "series OK: ${#patches[@]} patch(es), export byte-identical, checkpatch --strict clean, no CONFIG_ANTINOMIE on i386"
+# refuses_antinomie ARCH SYMBOL...: a tinyconfig of ARCH with PERF_EVENTS
+# and kconfig/antinomie.config merged has every SYMBOL=y (else the check
+# would prove nothing) and no CONFIG_ANTINOMIE.
+refuses_antinomie() {
+	local arch=$1 dir=$tmp/$1 want
+	shift
+	stage "ARCH=$arch: CONFIG_ANTINOMIE cannot be selected"
+	mkdir "$dir"
+	printf 'CONFIG_PERF_EVENTS=y\n' >"$tmp/perf.config"
+	make -C "$tree" -s O="$dir" ARCH="$arch" tinyconfig >"$dir.log" 2>&1 ||
+		die "make ARCH=$arch tinyconfig failed: $(tail -n1 "$dir.log")"
+	(cd "$tree" && ARCH=$arch scripts/kconfig/merge_config.sh -m -O "$dir" "$dir/.config" \
+		"$tmp/perf.config" "$ANTINOMIE_ROOT/kconfig/antinomie.config") >>"$dir.log" 2>&1 ||
+		die "merge_config.sh for ARCH=$arch failed: $(tail -n1 "$dir.log")"
+	make -C "$tree" -s O="$dir" ARCH="$arch" olddefconfig >>"$dir.log" 2>&1 ||
+		die "make ARCH=$arch olddefconfig failed: $(tail -n1 "$dir.log")"
+	for want in "$@" CONFIG_PERF_EVENTS CONFIG_MMU; do
+		grep -qx "$want=y" "$dir/.config" ||
+			die "the ARCH=$arch configuration lacks $want=y; the CONFIG_ANTINOMIE check would prove nothing"
+	done
+	if grep -q '^CONFIG_ANTINOMIE' "$dir/.config"; then
+		die "an ARCH=$arch configuration selects $(grep '^CONFIG_ANTINOMIE' "$dir/.config" | tr '\n' ' ')(init/Kconfig must depend on X86_64)"
+	fi
+}
+refuses_antinomie i386 CONFIG_X86_32
+refuses_antinomie alpha CONFIG_ALPHA CONFIG_64BIT
+stage "series OK: ${#patches[@]} patch(es), export byte-identical, checkpatch --strict clean, no CONFIG_ANTINOMIE on i386 or alpha"

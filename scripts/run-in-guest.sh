@@ -11,6 +11,8 @@
 #   reader.stderr     the reader's summary (calls, per-CPU produced/consumed/lost)
 #   stdout, stderr    the program's
 #   status            the program's exit status
+#   control.stdout, control.stderr, control.status
+#                     the program's, from the control run (--control)
 #   console.log       the guest's serial console
 #
 # Results come back on a raw virtio disk: the guest writes one tar stream
@@ -36,6 +38,18 @@
 #                        for the reader, and a ring that fills loses records
 #   --allow-loss         exit with the program's status even when the
 #                        capture lost records
+#   --context NAME       run the program in a privilege context (root,
+#                        perfmon, user-p2, user-p1, user-p0, user-m1,
+#                        userns) through antinomie-context --other-user-task
+#                        (qemu/guest-tests/src/bin/antinomie-context), in
+#                        /tmp (writable whatever the uid); the reader stays
+#                        root and the root shell writes the program's
+#                        stdout, stderr and status; the context's read-back
+#                        line starts its stderr; 125 when the context is
+#                        not what it claims
+#   --control            run the program twice in the same boot: first with
+#                        capture off (the control), then under capture, and
+#                        compare their verdicts (below)
 # Lossless mode (the default) makes a call whose record finds its ring full
 # wait for the reader, up to the kernel's antinomie.lossless_timeout_ms
 # per record, so the program runs slower but its trace is whole; the
@@ -44,6 +58,13 @@
 # or when the capture lost records (unless --allow-loss): such a trace
 # cannot answer a call-by-call comparison. The capture summary (calls,
 # lost) is printed last.
+# With --control the exit status answers "did capture change the program's
+# result?", as scripts/regress.sh answers for a kernel change: a program's
+# verdicts are its exit status and every stdout line that starts with
+# `verdict: `; 0 when the control's and the captured run's are the same
+# (whatever the program's own status, which stays in status and
+# control.status), 1 when they differ (they are printed: capture changed
+# what the traced calls did, a bug), 125 as above.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/guest-lib.sh"
 
@@ -56,11 +77,12 @@ die() {
 trap 'die "failed at line $LINENO"' ERR
 
 variant=normal kernel="" reader_args="" out=./antinomie-run append=""
-timeout_s=900 mem=2G disk_size=2G adds=() capture_mode=lossless allow_loss=0
+timeout_s=900 mem=2G disk_size=2G adds=() capture_mode=lossless allow_loss=0 context='' control=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--lossy) capture_mode=lossy; shift; continue ;;
 	--allow-loss) allow_loss=1; shift; continue ;;
+	--control) control=1; shift; continue ;;
 	--) ;;
 	--*) [ $# -ge 2 ] || die "$1 needs a value" ;;
 	esac
@@ -74,12 +96,17 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout_s=$2; shift ;;
 	--mem) mem=$2; shift ;;
 	--disk-size) disk_size=$2; shift ;;
+	--context) context=$2; shift ;;
 	--) shift; break ;;
 	*) die "unknown option $1 (see the header of $0)" ;;
 	esac
 	shift
 done
 [ $# -ge 1 ] || die "usage: $0 [options] -- PROGRAM [ARGS...]"
+case "$context" in
+"" | root | perfmon | user-p2 | user-p1 | user-p0 | user-m1 | userns) ;;
+*) die "--context $context: not a context (root, perfmon, user-p2, user-p1, user-p0, user-m1, userns)" ;;
+esac
 for d in "${adds[@]}"; do
 	[ -d "$d" ] || die "--add $d: not a directory"
 done
@@ -88,13 +115,18 @@ if [ -z "$kernel" ]; then
 	[ -f "$kernel" ] || die "no '$variant' kernel at $kernel (run scripts/build-kernel.sh $variant)"
 fi
 [ -f "$kernel" ] || die "no kernel at $kernel"
+# Capture enabled from boot would be on during the control run too.
+if [ $control -eq 1 ] && [[ " $append " == *" antinomie.enable="[1yY]* ]]; then
+	die "--control needs capture off before the reader starts: drop antinomie.enable from --append"
+fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/antinomie-run.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 # Nothing of an earlier run may pass for this one's.
-rm -f "$out"/{trace.antinomie,reader.txt,reader.jsonl,reader.stderr,reader.status,stdout,stderr,status,SHA256SUMS,console.log}
+rm -f "$out"/{trace.antinomie,reader.txt,reader.jsonl,reader.stderr,reader.status,stdout,stderr,status,SHA256SUMS,console.log} \
+	"$out"/control.{stdout,stderr,status}
 
 stage "laying $1 into the image"
 extra=$work/extra
@@ -107,7 +139,13 @@ mkdir -p "$extra/etc/antinomie/run"
 quote() { printf "'%s'" "${1//\'/\'\\\'\'}"; }
 {
 	echo "#!/bin/sh"
-	printf 'exec %s' "$(quote "/usr/local/bin/$(basename "$1")")"
+	if [ -n "$context" ]; then
+		echo "cd /tmp"
+		printf 'exec antinomie-context --other-user-task %s -- %s' \
+			"$(quote "$context")" "$(quote "/usr/local/bin/$(basename "$1")")"
+	else
+		printf 'exec %s' "$(quote "/usr/local/bin/$(basename "$1")")"
+	fi
 	shift
 	for a in "$@"; do printf ' %s' "$(quote "$a")"; done
 	echo
@@ -115,6 +153,7 @@ quote() { printf "'%s'" "${1//\'/\'\\\'\'}"; }
 chmod 0755 "$extra/etc/antinomie/run/program"
 printf '%s\n' "$reader_args" >"$extra/etc/antinomie/run/reader-args"
 echo "$capture_mode" >"$extra/etc/antinomie/run/capture-mode"
+[ $control -eq 0 ] || : >"$extra/etc/antinomie/run/control"
 img=$("$ANTINOMIE_ROOT/qemu/build-initramfs.sh" --out "$work/run.cpio.gz" "$extra" | tail -n1) ||
 	die "building the guest image failed"
 
@@ -141,4 +180,23 @@ lost=$(printf '%s\n' "$headline" | sed -n -e 's/.* consumed + \([0-9][0-9]*\) lo
 if [ "$lost" != 0 ] && [ $allow_loss -eq 0 ]; then
 	die "the capture lost $lost records (or could not count them): the trace is not whole (--allow-loss accepts that; the program exited with status $status)"
 fi
-exit "$status"
+[ $control -eq 1 ] || exit "$status"
+
+# verdicts DIR PREFIX: a run's verdicts, one a line: its exit status, then
+# its `verdict: ` lines in the order it printed them.
+verdicts() {
+	echo "exit status: $(cat "$1/${2}status")"
+	grep '^verdict: ' "$1/${2}stdout" || true
+}
+[ -f "$out/control.status" ] || die "the guest made no control run (no control.status in the results)"
+verdicts "$out" control. >"$work/control.verdicts"
+verdicts "$out" "" >"$work/captured.verdicts"
+n=$(wc -l <"$work/captured.verdicts")
+if ! diff -U0 --label 'capture off (control)' --label 'capture on' \
+	"$work/control.verdicts" "$work/captured.verdicts" >"$work/verdicts.diff"; then
+	sed -n '3,$p' "$work/verdicts.diff" | grep -v '^@@' | sed 's/^/    /'
+	echo "error: $ANTINOMIE_PROG: capture changed the program's verdicts (above: - capture off, + capture on; the runs' output in $out/control.stdout and $out/stdout): capture must not change a traced call" >&2
+	exit 1
+fi
+stage "control: the same $n verdicts with capture off and on (exit status $status and $((n - 1)) verdict lines)"
+exit 0

@@ -81,7 +81,7 @@ pub static PERF_EVENT_OPEN: Syscall = Syscall {
         },
         ErrorCase {
             errno: "E2BIG",
-            when: "the attr's size is < 64 (but not 0), > PAGE_SIZE, or > 136 with a non-zero tail: `perf_copy_attr()` writes 136 into `attr_uptr->size` (`arg0.size_written`); or the read or sample size is too large (`perf_event_validate_size()`, e.g. a huge group): nothing is written",
+            when: "the attr's size is < 64 (but not 0), > PAGE_SIZE, or > 136 with a non-zero tail: `perf_copy_attr()` writes 136 into `attr_uptr->size` (`arg0.size_written`); or a check after `perf_copy_attr()` refuses the call, writing nothing: the read or sample size is too large (`perf_event_validate_size()`, e.g. a huge group), the kprobe or uprobe PMU refuses the function name or path (`kernel/trace/trace_event_perf.c`), or an LSM",
         },
         ErrorCase {
             errno: "EFAULT",
@@ -213,7 +213,7 @@ pub static PERF_EVENT_OPEN: Syscall = Syscall {
         Capture {
             what: "`attr_uptr->size` after E2BIG",
             when: When::Exit,
-            how: "the u32 at offset 4 read back with `get_user()`, and whether the E2BIG came from `perf_copy_attr()`'s size checks, which write 136 there (`perf_event_validate_size()` writes nothing)",
+            how: "the u32 at offset 4 read back with `get_user()`, and whether the E2BIG came from `perf_copy_attr()`'s size checks, which write 136 there (the E2BIGs of the checks after it write nothing)",
             keys: &["arg0.required_size", "arg0.size_written"],
             condition: "`ret == -E2BIG` (`arg0.required_size` absent when the read back faulted)",
         },
@@ -253,7 +253,7 @@ pub static PERF_EVENT_OPEN: Syscall = Syscall {
         "The bytes of an attr beyond 136: only whether they were all zero (`tail_zero`, `tail_nonzero`).",
         "Any member of an attr whose size is invalid (< 64 but not 0, > PAGE_SIZE): the kernel reads nothing but the size, and neither does the capture.",
         "What the kernel rewrites in its own copy (`size` 0 to 64, `sample_max_stack` 0 to the sysctl, the privilege bits of `branch_sample_type`, the extended PMU type in the high bits of a hardware `config`): neither reported as a double fetch nor recorded.",
-        "Why a call failed: the errno is recorded, not which check returned it (except that `arg0.status == not_applicable` means the flags were rejected first, and `arg0.size_written` tells the two E2BIGs apart).",
+        "Why a call failed: the errno is recorded, not which check returned it (except that `arg0.status == not_applicable` means the flags were rejected first, and `arg0.size_written` tells the E2BIG of `perf_copy_attr()`'s size checks from those of the checks after it).",
         "What the new file descriptor refers to: the PMU that accepted the event, the group it joined, the task it targets; `pid` and `group_fd` are recorded as the numbers passed (`pid` in the caller's pid namespace, while the caller's own `pid` and `tid` are in the initial one).",
         "Other ways in: `ioctl(PERF_EVENT_IOC_MODIFY_ATTRIBUTES)` also copies an attr with `perf_copy_attr()`, and in-kernel users create events without the syscall; neither is captured.",
         "Calls made while capture is off, and records dropped because a ring was full: the drops are counted and reported (LOST records, the summary), their contents are gone.",
@@ -264,7 +264,7 @@ pub static PERF_EVENT_OPEN: Syscall = Syscall {
         ("ret in {-EINVAL, -E2BIG}", "EINVAL or E2BIG, from the raw return value"),
         (
             "syscall.errno == E2BIG && !arg0.size_written",
-            "E2BIG from perf_event_validate_size(), not from the attr's size",
+            "E2BIG from a check after perf_copy_attr() (perf_event_validate_size(), a kprobe or uprobe PMU, an LSM), not from the attr's size",
         ),
         ("args.flags & PERF_FLAG_FD_CLOEXEC", "calls asking for close-on-exec"),
         (

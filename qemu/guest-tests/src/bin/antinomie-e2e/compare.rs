@@ -153,6 +153,7 @@ pub(crate) fn compare(
     reader: &Path,
     lossy: Lossy<'_>,
     sysfs: &Path,
+    kernel_access: bool,
     verbose: bool,
 ) -> Result<bool, String> {
     let counters = lossy.counters;
@@ -267,7 +268,7 @@ pub(crate) fn compare(
             && lost_ranges
                 .iter()
                 .any(|&(lo, hi, last)| (lo..=hi).contains(&call_id) && time_ns <= last);
-        match derive(w, state, maybe_lost, &pmus) {
+        match derive(w, state, maybe_lost, &pmus, kernel_access) {
             Ok(d) => compare_line(&who, &d, obj, &mut tally, verbose),
             Err(why) => tally.fail(format!("{who}: cannot derive the expectation: {why}")),
         }

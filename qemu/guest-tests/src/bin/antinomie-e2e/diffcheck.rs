@@ -33,24 +33,51 @@ pub struct Args {
 
 /// What the check needs of one logged call.
 #[derive(Debug, Deserialize)]
-struct Logged {
-    case: String,
-    thread: u32,
-    seq: u32,
-    args: [u64; 6],
+pub(crate) struct Logged {
+    pub(crate) case: String,
+    pub(crate) thread: u32,
+    pub(crate) seq: u32,
+    pub(crate) args: [u64; 6],
+    /// The caller's `getpid()` and `gettid()`.
+    #[serde(default)]
+    pid: Option<i32>,
+    #[serde(default)]
+    tid: Option<i32>,
     ret: i64,
     errno: Option<i32>,
-    required_size: Option<u32>,
-    size_after: Option<u32>,
+    pub(crate) required_size: Option<u32>,
+    pub(crate) size_after: Option<u32>,
+}
+
+/// An argument word as two runs of one workload compare it.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Word {
+    /// The `pid` word (1) naming the caller itself, by its pid or its
+    /// tid: the number differs between runs, the call does not.
+    Own,
+    Raw(u64),
 }
 
 impl Logged {
+    /// Argument word `w`, with a `pid` equal to the caller's own pid or
+    /// tid as [`Word::Own`] (as `reader diff` compares it).
+    pub(crate) fn word(&self, w: usize) -> Word {
+        // The kernel reads the pid word as a pid_t: its low 32 bits.
+        let pid_t = |id: i32| u64::from(u32::from_ne_bytes(id.to_ne_bytes()));
+        let own = |id: Option<i32>| id.is_some_and(|id| self.args[w] & 0xffff_ffff == pid_t(id));
+        if w == 1 && (own(self.pid) || own(self.tid)) {
+            Word::Own
+        } else {
+            Word::Raw(self.args[w])
+        }
+    }
+
     /// Success, or the errno.
-    fn class(&self) -> Option<i32> {
+    pub(crate) fn class(&self) -> Option<i32> {
         (self.ret < 0).then_some(self.errno.unwrap_or(0))
     }
 
-    fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let class = match self.class() {
             None => "success".to_owned(),
             Some(e) => format!("errno {e}"),
@@ -62,11 +89,16 @@ impl Logged {
     }
 }
 
-type CallId = (u32, u32);
+pub(crate) type CallId = (u32, u32);
 
-fn read_log(path: &Path) -> Result<BTreeMap<CallId, Logged>, String> {
+pub(crate) fn read_log(path: &Path) -> Result<BTreeMap<CallId, Logged>, String> {
     let text =
         std::fs::read_to_string(path).map_err(|e| format!("reading {}: {e}", path.display()))?;
+    parse_log(&text, &path.display().to_string())
+}
+
+/// The calls of a workload log's `text` (`name` for the errors).
+pub(crate) fn parse_log(text: &str, name: &str) -> Result<BTreeMap<CallId, Logged>, String> {
     let mut out = BTreeMap::new();
     for (i, line) in text
         .lines()
@@ -74,11 +106,10 @@ fn read_log(path: &Path) -> Result<BTreeMap<CallId, Logged>, String> {
         .filter(|(_, l)| !l.trim().is_empty())
     {
         let l: Logged = serde_json::from_str(line)
-            .map_err(|e| format!("{}:{}: not a workload line: {e}", path.display(), i + 1))?;
+            .map_err(|e| format!("{name}:{}: not a workload line: {e}", i + 1))?;
         if out.insert((l.thread, l.seq), l).is_some() {
             return Err(format!(
-                "{}:{}: a second call with this thread and seq",
-                path.display(),
+                "{name}:{}: a second call with this thread and seq",
                 i + 1
             ));
         }
@@ -87,7 +118,7 @@ fn read_log(path: &Path) -> Result<BTreeMap<CallId, Logged>, String> {
 }
 
 /// The (thread, seq) a tag names: `0xa5 << 56 | script << 40 | thread << 24 | seq`.
-fn untag(tag: u64) -> Option<CallId> {
+pub(crate) fn untag(tag: u64) -> Option<CallId> {
     (tag >> 56 == 0xa5).then(|| {
         let thread = u32::try_from((tag >> 24) & 0xffff).expect("16 bits");
         let seq = u32::try_from(tag & 0xff_ffff).expect("24 bits");
@@ -108,7 +139,7 @@ fn expected(
             continue;
         };
         // Word 3 (group_fd) may be an fd, whose number varies.
-        if la.case != lb.case || [1, 2, 4, 5].iter().any(|&w| la.args[w] != lb.args[w]) {
+        if la.case != lb.case || [1, 2, 4, 5].iter().any(|&w| la.word(w) != lb.word(w)) {
             return Err(format!(
                 "thread {} seq {}: the logs made different calls ({} / {}): not one workload",
                 id.0, id.1, la.case, lb.case
@@ -268,4 +299,34 @@ pub fn run(args: &Args) -> Result<bool, String> {
         check.fails.len()
     );
     Ok(check.fails.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{parse_log, Word};
+
+    /// One call of thread 1 whose pid word is `pid_word`, made by
+    /// process `pid`, thread `tid`.
+    fn call(pid_word: u64, pid: i32, tid: i32) -> String {
+        serde_json::json!({
+            "case": "random", "thread": 1, "seq": 0, "pid": pid, "tid": tid,
+            "args": [4096, pid_word, u64::MAX, u64::MAX, 8, 0],
+            "ret": -22, "errno": 22, "required_size": null, "size_after": 64,
+        })
+        .to_string()
+    }
+
+    fn pid_word(line: &str) -> Word {
+        parse_log(line, "log").unwrap()[&(1, 0)].word(1)
+    }
+
+    #[test]
+    fn the_callers_own_pid_or_tid_compares_as_own() {
+        assert_eq!(pid_word(&call(301, 300, 301)), Word::Own);
+        assert_eq!(pid_word(&call(300, 300, 301)), Word::Own);
+        // A pid_t is the word's low 32 bits.
+        assert_eq!(pid_word(&call(0x1_0000_012d, 300, 301)), Word::Own);
+        assert_eq!(pid_word(&call(30000, 300, 301)), Word::Raw(30000));
+        assert_eq!(pid_word(&call(u64::MAX, 300, 301)), Word::Raw(u64::MAX));
+    }
 }

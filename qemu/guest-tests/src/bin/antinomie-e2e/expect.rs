@@ -107,6 +107,7 @@ pub(crate) fn derive(
     state: State,
     maybe_lost: bool,
     pmus: &Pmus,
+    kernel_access: bool,
 ) -> Result<Derived, String> {
     let (mem, readable) = match &w.attr {
         Some(a) => (hex_bytes(&a.hex)?, a.readable),
@@ -119,7 +120,7 @@ pub(crate) fn derive(
         ));
     }
     let cap = model::capture(w.args[4], w.args[0], &mem, readable);
-    let outcome = model::outcome(&cap);
+    let outcome = model::outcome(&cap, kernel_access);
     let mut kme = Vec::new();
     let errno = w.errno;
     // The kernel's answer against the model of perf_event_open() up to

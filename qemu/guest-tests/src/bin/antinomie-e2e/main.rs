@@ -6,6 +6,7 @@
 //!                       [--lossy --counters C.json | --subset] [--sysfs /sys]
 //! antinomie-e2e device info|enable|disable|counters|ring-size BYTES
 //! antinomie-e2e diff-check --workload-a A --workload-b B --diff DIFF.json  # diffcheck.rs
+//! antinomie-e2e cause-check --workload-a A --workload-b B --diff DIFF.json # causecheck.rs
 //! ```
 //!
 //! `compare` derives, for every call the workload logged (`antinomie-workload
@@ -30,6 +31,7 @@
 //! disable capture or resize the rings): `ring-size` needs capture off and
 //! the rings unmapped, and restarts every ring's positions and counters.
 
+mod causecheck;
 mod compare;
 mod device;
 mod diffcheck;
@@ -84,6 +86,12 @@ enum Cmd {
         /// Where sysfs is mounted (dynamic PMU types).
         #[arg(long, default_value = "/sys")]
         sysfs: PathBuf,
+        /// The workload ran without access to kernel data
+        /// (`perf_event_paranoid` above 1, neither `CAP_PERFMON` nor
+        /// `CAP_SYS_ADMIN`): `perf_copy_attr()` refuses a branch stack's
+        /// kernel and hypervisor levels with EACCES.
+        #[arg(long)]
+        no_kernel_access: bool,
         /// Print every field compared.
         #[arg(long, short)]
         verbose: bool,
@@ -123,6 +131,9 @@ enum Cmd {
     },
     /// Check `reader diff --format json` against two workload logs.
     DiffCheck(diffcheck::Args),
+    /// Check the causes and consequences of `reader diff --format json`
+    /// against two logs of a workload that reacts to results.
+    CauseCheck(causecheck::Args),
     /// Drive /dev/antinomie.
     Device {
         /// info, enable, disable, counters, or ring-size BYTES.
@@ -146,6 +157,7 @@ fn main() -> ExitCode {
             subset,
             require_half_calls,
             sysfs,
+            no_kernel_access,
             verbose,
         } => compare(
             &workload,
@@ -157,6 +169,7 @@ fn main() -> ExitCode {
                 half_calls: require_half_calls,
             },
             &sysfs,
+            !no_kernel_access,
             verbose,
         ),
         Cmd::Filters {
@@ -181,6 +194,7 @@ fn main() -> ExitCode {
             verbose,
         }),
         Cmd::DiffCheck(args) => diffcheck::run(&args),
+        Cmd::CauseCheck(args) => causecheck::run(&args),
         Cmd::Device { op, arg, device: d } => device(&op, arg, &d).map(|()| true),
     };
     match r {

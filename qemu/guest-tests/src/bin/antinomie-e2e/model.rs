@@ -24,6 +24,7 @@ pub const PERF_FLAG_ALL: u64 = 0xf;
 pub const EFAULT: i32 = 14;
 pub const EINVAL: i32 = 22;
 pub const E2BIG: i32 = 7;
+pub const EACCES: i32 = 13;
 
 /// `ANTINOMIE_STATUS_*`, by the capture rules of the uapi header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -151,21 +152,32 @@ pub fn capture(flags: u64, ptr: u64, mem: &[u8], readable: usize) -> Capture {
 }
 
 /// What `perf_event_open()` must answer up to the end of
-/// `perf_copy_attr()`, for this capture (which mirrors the kernel's reads).
+/// `perf_copy_attr()`, for this capture (which mirrors the kernel's reads);
+/// `kernel_access`: the caller passes `perf_allow_kernel()`.
 #[must_use]
-pub fn outcome(cap: &Capture) -> Outcome {
+pub fn outcome(cap: &Capture, kernel_access: bool) -> Outcome {
     match cap.status {
         Status::NotApplicable => Outcome::Fails(EINVAL, false),
         Status::NullPtr | Status::Fault => Outcome::Fails(EFAULT, false),
         Status::InvalidSize => Outcome::Fails(E2BIG, true),
         Status::Truncated if cap.flags.contains(&"tail_nonzero") => Outcome::Fails(E2BIG, true),
-        Status::Complete | Status::Truncated => copy_attr_checks(AttrBytes(&cap.data)),
+        Status::Complete | Status::Truncated => {
+            copy_attr_checks(AttrBytes(&cap.data), kernel_access)
+        }
     }
 }
 
 /// `perf_copy_attr()`'s checks after the copy, for the bits this model
-/// knows; the copy is zero beyond the captured bytes.
-fn copy_attr_checks(a: AttrBytes<'_>) -> Outcome {
+/// knows (the register masks as x86-64's `perf_reg_validate()` checks
+/// them); the copy is zero beyond the captured bytes.
+fn copy_attr_checks(a: AttrBytes<'_>, kernel_access: bool) -> Outcome {
+    // PERF_SAMPLE_BRANCH_USER, _KERNEL, _HV; 1 << PERF_SAMPLE_BRANCH_MAX_SHIFT.
+    const BRANCH_USER: u64 = 1 << 0;
+    const BRANCH_KERNEL: u64 = 1 << 1;
+    const BRANCH_HV: u64 = 1 << 2;
+    const BRANCH_MAX: u64 = 1 << 20;
+    // x86-64: DS, ES, FS, GS, and the reserved bits 24..32, are refused.
+    const REGS_REFUSED: u64 = (0xf << 12) | (0xff << 24);
     const BRANCH_STACK: u64 = 1 << 11;
     const REGS_USER: u64 = 1 << 12;
     const STACK_USER: u64 = 1 << 13;
@@ -181,8 +193,37 @@ fn copy_attr_checks(a: AttrBytes<'_>) -> Outcome {
     if st & !((1 << 25) - 1) != 0 || a.get("read_format") & !((1 << 5) - 1) != 0 {
         return einval;
     }
-    if st & (BRANCH_STACK | REGS_USER | STACK_USER | REGS_INTR | CGROUP) != 0 {
+    if st & BRANCH_STACK != 0 {
+        let mut mask = a.get("branch_sample_type");
+        let levels = BRANCH_USER | BRANCH_KERNEL | BRANCH_HV;
+        // Defined bits only, and at least one branch type.
+        if mask & !(BRANCH_MAX - 1) != 0 || mask & !levels == 0 {
+            return einval;
+        }
+        // No level given: the levels the event does not exclude.
+        if mask & levels == 0 {
+            for (exclude, level) in [
+                ("exclude_kernel", BRANCH_KERNEL),
+                ("exclude_user", BRANCH_USER),
+                ("exclude_hv", BRANCH_HV),
+            ] {
+                if a.get(exclude) == 0 {
+                    mask |= level;
+                }
+            }
+        }
+        if mask & (BRANCH_KERNEL | BRANCH_HV) != 0 && !kernel_access {
+            return Outcome::Fails(EACCES, false);
+        }
+    }
+    if st & (REGS_USER | STACK_USER | CGROUP) != 0 {
         return Outcome::Unknown;
+    }
+    // Its EINVAL is kept while the checks below run, and any of theirs
+    // is EINVAL too.
+    let regs = a.get("sample_regs_intr");
+    if st & REGS_INTR != 0 && (regs == 0 || regs & REGS_REFUSED != 0) {
+        return einval;
     }
     if st & WEIGHT != 0 && st & WEIGHT_STRUCT != 0 {
         return einval;
@@ -218,7 +259,7 @@ mod tests {
             (c.status, c.flags.clone(), c.data.len()),
             (Status::Truncated, vec!["tail_nonzero"], 0)
         );
-        assert_eq!(outcome(&c), Outcome::Fails(E2BIG, true));
+        assert_eq!(outcome(&c, true), Outcome::Fails(E2BIG, true));
         // The tail is read first: it faults at its start, 136.
         let c = capture(0, 1, &a, 40);
         assert_eq!((c.status, c.fault_offset), (Status::Fault, Some(136)));
@@ -228,5 +269,49 @@ mod tests {
             (Status::Fault, vec!["size_fault"])
         );
         assert_eq!(capture(1 << 20, 0, &a, 0).status, Status::NotApplicable);
+    }
+
+    /// A complete 136-byte attr with this sample type, flags word,
+    /// `branch_sample_type` and `sample_regs_intr`.
+    fn checks(sample_type: u64, flags: u64, branch: u64, regs: u64, access: bool) -> Outcome {
+        let mut a = vec![0u8; 136];
+        a[4..8].copy_from_slice(&136u32.to_le_bytes());
+        for (off, v) in [(24, sample_type), (40, flags), (72, branch), (96, regs)] {
+            a[off..off + 8].copy_from_slice(&v.to_le_bytes());
+        }
+        outcome(&capture(0, 1, &a, 136), access)
+    }
+
+    #[test]
+    fn branch_stack_and_regs_intr() {
+        const BRANCH_STACK: u64 = 1 << 11;
+        const REGS_INTR: u64 = 1 << 18;
+        const ANY: u64 = 1 << 3;
+        const EXCLUDE_KERNEL_HV: u64 = (1 << 5) | (1 << 6);
+        let einval = Outcome::Fails(EINVAL, false);
+        let eacces = Outcome::Fails(EACCES, false);
+        // No branch type; an undefined bit.
+        assert_eq!(checks(BRANCH_STACK, 0, 0x7, 0, true), einval);
+        assert_eq!(checks(BRANCH_STACK, 0, ANY | (1 << 20), 0, true), einval);
+        // The kernel level, asked for or derived from the exclude bits.
+        assert_eq!(checks(BRANCH_STACK, 0, ANY | 0x2, 0, false), eacces);
+        assert_eq!(checks(BRANCH_STACK, 0, ANY, 0, false), eacces);
+        assert_eq!(checks(BRANCH_STACK, 0, ANY, 0, true), Outcome::Copied);
+        assert_eq!(
+            checks(BRANCH_STACK, EXCLUDE_KERNEL_HV, ANY, 0, false),
+            Outcome::Copied
+        );
+        assert_eq!(
+            checks(BRANCH_STACK, EXCLUDE_KERNEL_HV, ANY | 0x4, 0, false),
+            eacces
+        );
+        // Registers: none, a segment register, a reserved bit; XMM is valid.
+        assert_eq!(checks(REGS_INTR, 0, 0, 0, true), einval);
+        assert_eq!(checks(REGS_INTR, 0, 0, 1 << 12, true), einval);
+        assert_eq!(checks(REGS_INTR, 0, 0, 1 << 24, true), einval);
+        assert_eq!(
+            checks(REGS_INTR, 0, 0, (1 << 8) | (1 << 32), true),
+            Outcome::Copied
+        );
     }
 }

@@ -19,6 +19,7 @@
 mod caller;
 pub mod campaign;
 mod cases;
+pub mod dependent;
 pub mod random;
 mod system;
 

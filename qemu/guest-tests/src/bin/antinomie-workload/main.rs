@@ -8,6 +8,8 @@
 //! usage: `antinomie-workload [--check] smoke` or
 //! `antinomie-workload e2e|e2e-small|burst [N]|flush` or
 //! `antinomie-workload random --seed S --calls N [--threads T]` (`e2e/random.rs`) or
+//! `antinomie-workload dependent --seed S --rounds R [--threads T]`
+//! (`e2e/dependent.rs`: calls that depend on earlier results) or
 //! `antinomie-workload campaign --seed S --calls N [--threads T] [--burst B]
 //! [--passes off,on]` (`e2e/campaign.rs`, the debug kernel's randomized campaign)
 //!
@@ -218,7 +220,7 @@ fn check(case: &Case, rec: &CallRecord) -> Result<(), String> {
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: antinomie-workload [--check] smoke\n       antinomie-workload e2e|e2e-small|burst [N]|flush\n       antinomie-workload random --seed S --calls N [--threads T]\n       antinomie-workload campaign --seed S --calls N [--threads T] [--burst B] [--passes off,on]"
+        "usage: antinomie-workload [--check] smoke\n       antinomie-workload e2e|e2e-small|burst [N]|flush\n       antinomie-workload random --seed S --calls N [--threads T]\n       antinomie-workload dependent --seed S --rounds R [--threads T]\n       antinomie-workload campaign --seed S --calls N [--threads T] [--burst B] [--passes off,on]"
     );
     ExitCode::from(2)
 }
@@ -256,6 +258,9 @@ fn main() -> ExitCode {
     let mut args = std::env::args().skip(1).collect::<Vec<_>>();
     if args.first().is_some_and(|a| a == "random") {
         return e2e::random::main(&args);
+    }
+    if args.first().is_some_and(|a| a == "dependent") {
+        return e2e::dependent::main(&args);
     }
     if args.first().is_some_and(|a| a == "campaign") {
         return e2e::campaign::main(&args);

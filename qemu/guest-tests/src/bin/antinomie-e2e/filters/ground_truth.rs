@@ -123,7 +123,9 @@ pub(super) fn ground_truth(
         );
         let maybe_lost =
             state == State::Unfinished && lost.iter().any(|&(lo, hi)| (lo..=hi).contains(&id));
-        let derived = derive(&work, state, maybe_lost, &pmus).map_err(|e| format!("{who}: {e}"))?;
+        // The filter scenarios' workloads run as root: kernel access.
+        let derived =
+            derive(&work, state, maybe_lost, &pmus, true).map_err(|e| format!("{who}: {e}"))?;
         compare_line(&who, &derived, shown, tally, false);
         let line = expected_line(derived, shown);
         calls.push(Call { id, work, line });

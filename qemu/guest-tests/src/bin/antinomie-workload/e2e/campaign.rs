@@ -34,7 +34,11 @@
 //! calls wait) and run `reader --follow --enable --lossless` through the
 //! burst; the others switch
 //! capture off and check that the rings then record nothing. In a pass
-//! `off` capture stays off throughout.
+//! `off` capture stays off throughout. A pass `bpf` is a pass `off` with the
+//! BPF contender (`antinomie-bpf --variant tp|raw`, `qemu/bpf-contender/`)
+//! attached throughout instead of capture: the differential then measures
+//! what a tracepoint + BPF tracer changes in the traced calls, and its
+//! summary counts the attrs it could not read.
 //!
 //! Checks, each failing the run with a line that says what differed:
 //!
@@ -63,6 +67,7 @@
 
 mod arena;
 mod capture;
+mod contender;
 mod draw;
 mod pass;
 mod thread;
@@ -106,6 +111,13 @@ struct Args {
     /// The passes, in order; every later pass is compared with the first.
     #[arg(long, value_delimiter = ',', default_value = "off,on")]
     passes: Vec<PassKind>,
+    /// The BPF contender run through a pass `bpf`.
+    #[arg(long, default_value = "antinomie-bpf")]
+    bpf: PathBuf,
+    /// Its placement: `tp` (the syscall tracepoints) or `raw` (`raw_tp`
+    /// `sys_enter`/`sys_exit`, filtered by number).
+    #[arg(long, default_value = "tp", value_parser = ["tp", "raw"])]
+    bpf_variant: String,
     /// The reader binary run with `--follow --enable` in capture epochs.
     #[arg(long, default_value = "reader")]
     reader: PathBuf,
@@ -124,6 +136,8 @@ enum PassKind {
     Off,
     /// Capture on (with `reader --follow`) in most epochs, per the plan.
     On,
+    /// Capture off, the BPF contender attached throughout.
+    Bpf,
 }
 
 /// A check to break on purpose (`--test-break`).
@@ -262,6 +276,21 @@ fn run(args: &Args) -> Result<bool, String> {
                 tally.records_produced,
                 tally.records_lost,
                 tally.off_epochs
+            );
+        }
+        if let Some(c) = &tally.contender {
+            // Its failed reads beyond the kernel's EFAULTs are calls it
+            // has no attr for although the kernel did not fault on them
+            // (a lower bound: the two need not fail on the same calls).
+            let efault = out
+                .iter()
+                .flatten()
+                .filter(|o| o.ret == -i64::from(libc::EFAULT))
+                .count();
+            let _ = write!(
+                line,
+                "; BPF contender: {} records produced, {} consumed, {} lost; {} entries, {} exits; {} attr reads failed ({efault} calls got EFAULT), {} truncated at 136 bytes",
+                c.produced, c.consumed, c.lost, c.entries, c.exits, c.fault, c.truncated
             );
         }
         println!("{line}");

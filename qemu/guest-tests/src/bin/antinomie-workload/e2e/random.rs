@@ -1,6 +1,7 @@
-//! `antinomie-workload random --seed S --calls N [--threads T]`: a seeded
-//! random `perf_event_open(2)` workload for regression comparisons (two
-//! kernels, one workload, `reader diff`).
+//! `antinomie-workload random --seed S --calls N [--threads T]
+//! [--tracepoint-id ID]`: a seeded random `perf_event_open(2)` workload
+//! for regression comparisons (two kernels, one workload, `reader diff`),
+//! in any privilege context (`antinomie-context`).
 //!
 //! T threads (default: one per online CPU), each pinned to one CPU, share
 //! the N calls. Thread `t` (from 1) draws every decision from its own
@@ -18,22 +19,41 @@
 //!   one not, a fault at a random offset inside the attr, or the size field
 //!   itself unreadable (each attr ends at an unmapped guard page, as in the
 //!   e2e scripts);
-//! * the attr: mostly software events (with some sampling and read
-//!   formats), some other types, and some random bytes;
+//! * the attr: mostly software events of every `PERF_COUNT_SW_*` type
+//!   (with some sampling and read formats), hardware breakpoints (a user
+//!   or a kernel address, every `bp_type` and length), tracepoints (the
+//!   id of `sched/sched_switch` from tracefs, or one no tracepoint has),
+//!   some other types, and some random bytes;
+//! * on all but the random bytes, what the permission checks look at:
+//!   `exclude_kernel`, `exclude_hv`, `exclude_callchain_kernel`,
+//!   `inherit`, `sigtrap` (with or without the `remove_on_exec` it
+//!   needs), and sample types that need privilege (`PERF_SAMPLE_RAW`,
+//!   callchains, `REGS_INTR`, `PHYS_ADDR`, a branch stack with or without
+//!   its kernel and hypervisor privilege bits);
 //! * flags (mostly 0 or `FD_CLOEXEC`, sometimes `FD_NO_GROUP`, `FD_OUTPUT`
-//!   or invalid bits), pid (0, -1, 1 or a pid above `PID_MAX_LIMIT`; never
-//!   the thread's own tid, which differs between runs), cpu (-1, an online
-//!   one, an invalid one), group fd (-1, the thread's leader, a bad fd).
+//!   or invalid bits), pid (0, -1, the thread's own tid, its process's
+//!   pid, another user's task, a pid above `PID_MAX_LIMIT`), cpu (-1, an
+//!   online one, an invalid one), group fd (-1, the thread's leader, a bad
+//!   fd).
+//!
+//! Own tids and pids differ between runs; `reader diff` compares a pid
+//! argument equal to the caller's own pid or tid as "own", whatever its
+//! number. "Another user's task" is `ANTINOMIE_OTHER_PID` when set (the
+//! sleeping task `antinomie-context --other-user-task` starts, at the same
+//! fixed pid in every run), else pid 1 (init: root's, so another user's
+//! for any unprivileged caller).
 //!
 //! Call 0 of each thread opens its group leader (a software clock), kept
 //! open until the end and used as a group fd; if it failed, the bad fd is
 //! used in its place so that the next calls do not change. Every other fd
 //! is closed at once. What keeps a run safe and repeatable: every attr has
-//! `disabled` set and never `enable_on_exec`, `remove_on_exec` or `sigtrap`
-//! (nothing counts, nothing signals the process, nothing changes on
-//! exec); `freq` is never set (its limit, `perf_event_max_sample_rate`, is
-//! lowered by the kernel at run time); no breakpoint type (its slots are
-//! shared between the threads, so a result would depend on timing); no
+//! `disabled` set and never `enable_on_exec` (nothing counts, so neither
+//! `sigtrap` nor a breakpoint ever fires, and `inherit` and
+//! `remove_on_exec` have nothing to act on: the workload neither forks nor
+//! execs); `freq` is never set (its limit, `perf_event_max_sample_rate`,
+//! is lowered by the kernel at run time); only threads 1 to
+//! [`BREAKPOINT_SLOTS`] draw breakpoints, each holding at most one at a
+//! time, so the slots never run out whatever the timing; no
 //! `PERF_FLAG_PID_CGROUP` (it would take pid as an fd of this process); no
 //! thread writes the attr during a call.
 //!
@@ -52,7 +72,7 @@ use super::caller::{close, Caller, Ptr};
 use super::system::online_cpus;
 use super::{
     Attr, DISABLED, EXCLUDE_HV, EXCLUDE_KERNEL, FREQ, PERF_COUNT_SW_CPU_CLOCK,
-    PERF_FLAG_FD_CLOEXEC, PERF_TYPE_HARDWARE, PERF_TYPE_SOFTWARE,
+    PERF_FLAG_FD_CLOEXEC, PERF_TYPE_BREAKPOINT, PERF_TYPE_HARDWARE, PERF_TYPE_SOFTWARE,
 };
 
 /// The script id in the tag of argument word 5 (the e2e scripts use 1..=4).
@@ -77,9 +97,45 @@ const UNKNOWN_TYPE: u32 = 0xdead;
 const SW_MAX: u64 = 12;
 pub(super) const PERF_FLAG_FD_NO_GROUP: u64 = 1 << 0;
 pub(super) const PERF_FLAG_FD_OUTPUT: u64 = 1 << 1;
-/// Bits of the flag word the workload never sets: `enable_on_exec` (12),
-/// `remove_on_exec` (36), `sigtrap` (37), and `freq` (10).
+/// Bits of the flag word random bytes (here and in the campaign) never
+/// set: `enable_on_exec` (12), `remove_on_exec` (36), `sigtrap` (37), and
+/// `freq` (10).
 pub(super) const FORBIDDEN: u64 = (1 << 12) | (1 << 36) | (1 << 37) | FREQ;
+
+// Bits of the flag word the permission checks look at.
+const INHERIT: u64 = 1 << 1;
+const EXCLUDE_CALLCHAIN_KERNEL: u64 = 1 << 21;
+const REMOVE_ON_EXEC: u64 = 1 << 36;
+const SIGTRAP: u64 = 1 << 37;
+// Sample types that need privilege, or that a permission check reads.
+const PERF_SAMPLE_CALLCHAIN: u64 = 1 << 5;
+const PERF_SAMPLE_RAW: u64 = 1 << 10;
+const PERF_SAMPLE_BRANCH_STACK: u64 = 1 << 11;
+const PERF_SAMPLE_REGS_INTR: u64 = 1 << 18;
+const PERF_SAMPLE_PHYS_ADDR: u64 = 1 << 19;
+/// `PERF_SAMPLE_BRANCH_USER`, `_KERNEL`, `_HV`: the privilege levels.
+const BRANCH_PRIVILEGE_LEVELS: u64 = 0x7;
+/// `PERF_SAMPLE_BRANCH_MAX_SHIFT` of the pinned uapi: the branch types
+/// are bits 3 to 19.
+const BRANCH_TYPE_BITS: u64 = 17;
+/// x86's registers of `sample_regs_intr`: `PERF_REG_X86_64_MAX` is 24.
+const X86_REGS: u64 = (1 << 24) - 1;
+/// `HW_BREAKPOINT_R`, `_W`, `_RW`, `_X`, and 0 (`HW_BREAKPOINT_EMPTY`).
+const BP_TYPES: [u32; 5] = [1, 2, 3, 4, 0];
+/// A user address (any may be watched), aligned for every length.
+const BP_USER_ADDR: u64 = 0x10_0000;
+/// A kernel address: only `CAP_SYS_ADMIN` may watch one (and never with
+/// `exclude_kernel`).
+const BP_KERNEL_ADDR: u64 = 0xffff_ffff_8100_0000;
+/// x86's debug registers: `HBP_NUM`.
+const BREAKPOINT_SLOTS: u32 = 4;
+/// A tracepoint id no tracepoint has (event types are 16-bit).
+const NO_SUCH_TRACEPOINT: u64 = 1 << 32;
+/// Where the tracepoint id is read from, first readable wins.
+const TRACEPOINT_ID_PATHS: [&str; 2] = [
+    "/sys/kernel/tracing/events/sched/sched_switch/id",
+    "/sys/kernel/debug/tracing/events/sched/sched_switch/id",
+];
 
 /// The `random` workload's options.
 #[derive(Debug, Parser)]
@@ -94,6 +150,11 @@ struct Args {
     /// How many threads (default: one per online CPU), pinned one per CPU.
     #[arg(long)]
     threads: Option<usize>,
+    /// The tracepoint id of the tracepoint draws (default: read from
+    /// tracefs, which an unprivileged caller may not read; else one no
+    /// tracepoint has).
+    #[arg(long)]
+    tracepoint_id: Option<u64>,
 }
 
 /// A thread's generator: `next_u64` only, reduced without bias tables.
@@ -227,6 +288,124 @@ pub(super) fn attr_bytes(rng: &mut Rng, kind: AttrKind) -> Attr {
     }
 }
 
+/// What the draws of one thread take from its surroundings, fixed for
+/// the run.
+#[derive(Debug, Clone)]
+struct Surroundings {
+    cpus: Vec<u32>,
+    tracepoint_id: u64,
+    /// "Another user's task".
+    other_pid: i32,
+}
+
+/// The process's and the calling thread's own ids.
+#[derive(Debug, Clone, Copy)]
+struct Own {
+    pid: i32,
+    tid: i32,
+    /// Whether this thread may draw breakpoints.
+    breakpoints: bool,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Kind {
+    Common(AttrKind),
+    Breakpoint,
+    Tracepoint,
+}
+
+/// A breakpoint at a user or kernel address (or none), of any type and
+/// length, for the permission check of kernel addresses and x86's own
+/// checks of type, length and alignment.
+fn breakpoint_attr(rng: &mut Rng) -> Attr {
+    let mut a = Attr::new(PERF_TYPE_BREAKPOINT, 0);
+    let addr = rng.weighted(&[(60, BP_USER_ADDR), (30, BP_KERNEL_ADDR), (10, 0)]);
+    a.u32_at(52, BP_TYPES[rng.index(BP_TYPES.len())])
+        .u64_at(56, addr)
+        .u64_at(64, 1 << rng.below(4));
+    a.flags(DISABLED | EXCLUDE_KERNEL | EXCLUDE_HV);
+    a
+}
+
+/// A tracepoint (or an id none has), counting or with `PERF_SAMPLE_RAW`,
+/// which needs `perf_event_paranoid` -1 or `CAP_PERFMON`.
+fn tracepoint_attr(rng: &mut Rng, id: u64) -> Attr {
+    let config = if rng.percent(85) {
+        id
+    } else {
+        NO_SUCH_TRACEPOINT
+    };
+    let mut a = Attr::new(PERF_TYPE_TRACEPOINT, config);
+    a.flags(DISABLED | EXCLUDE_KERNEL | EXCLUDE_HV);
+    if rng.percent(60) {
+        // RAW, with some of IP, TID, TIME.
+        a.sample(1, PERF_SAMPLE_RAW | (rng.u64() & 0x7));
+    }
+    a
+}
+
+/// Draws what the permission checks look at, over `attr`'s flags and
+/// sample type: the exclude bits, `inherit`, `sigtrap`, and sample types
+/// that need privilege.
+fn privilege_draws(rng: &mut Rng, attr: &mut Attr) {
+    let word =
+        |a: &Attr, off: usize| u64::from_le_bytes(a.0[off..off + 8].try_into().expect("8 bytes"));
+    let mut flags = word(attr, 40) & !(EXCLUDE_KERNEL | EXCLUDE_HV);
+    for (percent, bit) in [
+        (60, EXCLUDE_KERNEL),
+        (60, EXCLUDE_HV),
+        (25, EXCLUDE_CALLCHAIN_KERNEL),
+        (15, INHERIT),
+    ] {
+        if rng.percent(percent) {
+            flags |= bit;
+        }
+    }
+    if rng.percent(8) {
+        // sigtrap needs remove_on_exec; without it, EINVAL.
+        flags |= SIGTRAP | if rng.percent(80) { REMOVE_ON_EXEC } else { 0 };
+    }
+    attr.flags(flags | DISABLED);
+    if !rng.percent(30) {
+        return;
+    }
+    let mut sample_type = word(attr, 24);
+    for bit in [
+        PERF_SAMPLE_CALLCHAIN,
+        PERF_SAMPLE_RAW,
+        PERF_SAMPLE_BRANCH_STACK,
+        PERF_SAMPLE_REGS_INTR,
+        PERF_SAMPLE_PHYS_ADDR,
+    ] {
+        if rng.percent(35) {
+            sample_type |= bit;
+        }
+    }
+    let period = word(attr, 16).max(1);
+    attr.sample(period, sample_type);
+    if sample_type & PERF_SAMPLE_BRANCH_STACK != 0 {
+        // Privilege levels (none: the kernel derives them from the
+        // exclude bits), and a branch type or none (EINVAL).
+        let types = if rng.percent(90) {
+            1 << (3 + rng.below(BRANCH_TYPE_BITS))
+        } else {
+            0
+        };
+        attr.u64_at(72, (rng.u64() & BRANCH_PRIVILEGE_LEVELS) | types);
+    }
+    if sample_type & PERF_SAMPLE_REGS_INTR != 0 {
+        let regs = rng.u64();
+        attr.u64_at(
+            96,
+            if rng.percent(80) {
+                regs & X86_REGS
+            } else {
+                regs
+            },
+        );
+    }
+}
+
 /// One call's draws, in a fixed order.
 struct Draw {
     case: String,
@@ -237,7 +416,7 @@ struct Draw {
     flags: u64,
 }
 
-fn draw(rng: &mut Rng, cpus: &[u32]) -> Draw {
+fn draw(rng: &mut Rng, around: &Surroundings, own: Own) -> Draw {
     let size = if rng.percent(75) {
         BOUNDARY_SIZES[rng.index(BOUNDARY_SIZES.len())]
     } else {
@@ -245,9 +424,11 @@ fn draw(rng: &mut Rng, cpus: &[u32]) -> Draw {
     };
     let nonzero_tail = size > 136 && rng.percent(50);
     let kind = rng.weighted(&[
-        (75, AttrKind::Software),
-        (10, AttrKind::OtherType),
-        (15, AttrKind::RandomBytes),
+        (55, Kind::Common(AttrKind::Software)),
+        (10, Kind::Breakpoint),
+        (10, Kind::Tracepoint),
+        (10, Kind::Common(AttrKind::OtherType)),
+        (15, Kind::Common(AttrKind::RandomBytes)),
     ]);
     let ptr_kind = rng.weighted(&[
         (4, PtrKind::Null),
@@ -255,7 +436,22 @@ fn draw(rng: &mut Rng, cpus: &[u32]) -> Draw {
         (10, PtrKind::Crossing),
         (6, PtrKind::SizeUnreadable),
     ]);
-    let mut attr = attr_bytes(rng, kind);
+    let mut attr = match kind {
+        Kind::Common(k) => attr_bytes(rng, k),
+        Kind::Breakpoint => breakpoint_attr(rng),
+        Kind::Tracepoint => tracepoint_attr(rng, around.tracepoint_id),
+    };
+    // Where the slots could run out, a software event in its place.
+    let kind = match kind {
+        Kind::Breakpoint if !own.breakpoints => {
+            attr = attr_bytes(rng, AttrKind::Software);
+            Kind::Common(AttrKind::Software)
+        }
+        k => k,
+    };
+    if !matches!(kind, Kind::Common(AttrKind::RandomBytes)) {
+        privilege_draws(rng, &mut attr);
+    }
     let reads = kernel_reads(size);
     attr.size(size).len(reads);
     if nonzero_tail && reads > 136 {
@@ -281,10 +477,17 @@ fn draw(rng: &mut Rng, cpus: &[u32]) -> Draw {
             "size-unreadable",
         ),
     };
-    let pid = rng.weighted(&[(76, 0), (8, -1), (8, 1), (8, NO_SUCH_PID)]);
+    let pid = rng.weighted(&[
+        (60, 0),
+        (10, -1),
+        (7, own.tid),
+        (7, own.pid),
+        (10, around.other_pid),
+        (6, NO_SUCH_PID),
+    ]);
     let cpu = match rng.weighted(&[(75, 0), (20, 1), (5, 2)]) {
         0 => -1,
-        1 => i32::try_from(cpus[rng.index(cpus.len())]).unwrap_or(BAD_CPU),
+        1 => i32::try_from(around.cpus[rng.index(around.cpus.len())]).unwrap_or(BAD_CPU),
         _ => BAD_CPU,
     };
     let group = rng.weighted(&[
@@ -301,9 +504,11 @@ fn draw(rng: &mut Rng, cpus: &[u32]) -> Draw {
     };
     let tail = if nonzero_tail { "-tail" } else { "" };
     let kind_name = match kind {
-        AttrKind::Software => "sw",
-        AttrKind::OtherType => "type",
-        AttrKind::RandomBytes => "bytes",
+        Kind::Common(AttrKind::Software) => "sw",
+        Kind::Common(AttrKind::OtherType) => "type",
+        Kind::Common(AttrKind::RandomBytes) => "bytes",
+        Kind::Breakpoint => "bp",
+        Kind::Tracepoint => "tp",
     };
     Draw {
         case: format!("random-{kind_name}-size-{size}{tail}-{ptr_name}"),
@@ -321,12 +526,20 @@ fn thread_calls(
     seed: u64,
     thread: u32,
     cpu: u32,
-    cpus: &[u32],
+    around: &Surroundings,
     calls: usize,
     lines: &crossbeam_channel::Sender<String>,
 ) -> Option<usize> {
     let mut rng = Rng::new(seed, thread);
     let mut c = Caller::new("random", SCRIPT_ID, thread, Some(cpu));
+    // SAFETY: getpid and gettid have no preconditions.
+    let own = unsafe {
+        Own {
+            pid: libc::getpid(),
+            tid: libc::gettid(),
+            breakpoints: thread <= BREAKPOINT_SLOTS,
+        }
+    };
     let mut ok = 0;
     let mut log = |c: &mut Caller, ret: i64| {
         ok += usize::from(ret >= 0);
@@ -352,7 +565,7 @@ fn thread_calls(
         if !alive {
             break;
         }
-        let d = draw(&mut rng, cpus);
+        let d = draw(&mut rng, around, own);
         let group_fd = match d.group {
             GroupKind::None => -1,
             GroupKind::Leader => leader_fd,
@@ -371,16 +584,40 @@ pub fn main(args: &[String]) -> ExitCode {
     let args = Args::parse_from(args);
     let cpus = online_cpus();
     let threads = args.threads.unwrap_or(cpus.len()).max(1);
+    let other_pid = match std::env::var("ANTINOMIE_OTHER_PID") {
+        Ok(v) => match v.parse() {
+            Ok(pid) => pid,
+            Err(e) => {
+                eprintln!("antinomie-workload: random: ANTINOMIE_OTHER_PID={v:?}: {e}");
+                return ExitCode::FAILURE;
+            }
+        },
+        Err(_) => 1,
+    };
+    let tracepoint_id = args.tracepoint_id.unwrap_or_else(|| {
+        TRACEPOINT_ID_PATHS
+            .iter()
+            .find_map(|p| std::fs::read_to_string(p).ok()?.trim().parse().ok())
+            .unwrap_or(NO_SUCH_TRACEPOINT)
+    });
+    eprintln!(
+        "antinomie-workload: random: another user's task: pid {other_pid}; tracepoint id {tracepoint_id}"
+    );
+    let around = Surroundings {
+        cpus,
+        tracepoint_id,
+        other_pid,
+    };
     let (tx, rx) = crossbeam_channel::bounded::<String>(256);
     let handles: Vec<_> = (0..threads)
         .map(|i| {
             let tx = tx.clone();
-            let cpus = cpus.clone();
-            let cpu = cpus[i % cpus.len()];
+            let around = around.clone();
+            let cpu = around.cpus[i % around.cpus.len()];
             // The first N % T threads make one call more.
             let calls = args.calls / threads + usize::from(i < args.calls % threads);
             let thread = u32::try_from(i + 1).expect("fewer than 2^32 threads");
-            std::thread::spawn(move || thread_calls(args.seed, thread, cpu, &cpus, calls, &tx))
+            std::thread::spawn(move || thread_calls(args.seed, thread, cpu, &around, calls, &tx))
         })
         .collect();
     drop(tx);

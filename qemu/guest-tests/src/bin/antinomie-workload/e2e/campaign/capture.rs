@@ -121,6 +121,8 @@ pub(super) struct Tally {
     pub(super) calls_captured: u64,
     pub(super) records_produced: u64,
     pub(super) records_lost: u64,
+    /// A pass `bpf`: the contender's summary.
+    pub(super) contender: Option<super::contender::ContenderSummary>,
     pub(super) mismatches: Vec<String>,
 }
 

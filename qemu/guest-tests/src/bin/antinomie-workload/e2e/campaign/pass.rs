@@ -12,6 +12,7 @@ use crate::e2e::system::pin;
 
 use super::arena::Arena;
 use super::capture::{check_epoch, counters, Reader, Tally};
+use super::contender::Contender;
 use super::thread::{calls_of_thread, epoch_calls, thread_pass, Outcome, Shared};
 use super::{Args, PassKind, STREAM_BASE};
 /// The ring sizes an epoch picks from, with their weights.
@@ -73,6 +74,19 @@ pub(super) fn run_pass(
         None
     };
     let err_path = PathBuf::from(format!("/tmp/campaign-reader.{}.err", std::process::id()));
+    // A pass `bpf`: attached before the leaders are opened, so that every
+    // call of the pass is traced.
+    let contender = if kind == PassKind::Bpf {
+        let id = std::process::id();
+        Some(Contender::start(
+            &args.bpf,
+            &args.bpf_variant,
+            &PathBuf::from(format!("/tmp/campaign-bpf.{id}.records")),
+            &PathBuf::from(format!("/tmp/campaign-bpf.{id}.err")),
+        )?)
+    } else {
+        None
+    };
     let thread_cpu = |t: usize| cpus[t % cpus.len()];
     let mut result = Ok(());
     let outcomes = std::thread::scope(|s| {
@@ -165,12 +179,32 @@ pub(super) fn run_pass(
             })
             .collect::<Vec<_>>()
     });
+    if let Some(c) = contender {
+        match c.stop() {
+            Ok(summary) => {
+                // Every call of the pass and the leaders, an entry and an
+                // exit each, all consumed.
+                let calls = (args.calls + threads) as u64;
+                if summary.lost != 0
+                    || summary.produced != summary.consumed
+                    || summary.entries != calls
+                    || summary.exits != calls
+                {
+                    tally.mismatches.push(format!(
+                        "pass bpf: {calls} calls, but the contender says {summary:?}"
+                    ));
+                }
+                tally.contender = Some(summary);
+            }
+            Err(why) => result = result.and(Err(why)),
+        }
+    }
     result?;
-    if let Some(before) = off_counters.filter(|_| kind == PassKind::Off) {
+    if let Some(before) = off_counters.filter(|_| kind != PassKind::On) {
         let after = counters(&Device::open(&args.device)?)?;
         if after != before {
             tally.mismatches.push(format!(
-                "pass off: capture was off, yet the counters moved from {before:?} to {after:?}"
+                "pass {kind:?}: capture was off, yet the counters moved from {before:?} to {after:?}"
             ));
         }
     }

@@ -1,0 +1,46 @@
+#!/bin/sh
+# `perf stat` with what of its result does not depend on timing as verdict
+# lines on stdout:
+#   verdict: perf-stat EVENT = COUNT     an --exact event's count
+#   verdict: perf-stat EVENT counted     any other event that counted
+#   verdict: perf-stat EVENT not-counted | not-supported
+# Counts of time (task-clock, cpu-clock) and of what the scheduler and the
+# memory manager decide (context switches, migrations, page faults) change
+# from run to run, capture or not: they are reduced to "counted". An exact
+# count is one a deterministic workload fixes, e.g. the syscall
+# tracepoints of a busybox applet.
+#
+# usage: perf-stat-verdicts.sh [--exact EVENT]... PERF-STAT-ARGS...
+#   (perf stat runs with -x, -o FILE added: CSV, apart from the workload's
+#   own output)
+# Exit status: perf stat's (the workload's, or perf's error).
+exact=" "
+while [ "$1" = --exact ]; do
+	[ $# -ge 2 ] || {
+		echo "perf-stat-verdicts: --exact needs an event" >&2
+		exit 2
+	}
+	exact="$exact$2 "
+	shift 2
+done
+csv=$(mktemp) || exit 2
+trap 'rm -f "$csv"' EXIT
+perf stat -x, -o "$csv" "$@"
+status=$?
+cat "$csv" >&2
+echo "verdict: perf-stat exit $status"
+# CSV: count,unit,event,run time,percentage,...; comment and empty lines
+# carry the start time.
+grep -v -e '^#' -e '^$' "$csv" | while IFS=, read -r count _unit event _rest; do
+	case "$count" in
+	"<not counted>") echo "verdict: perf-stat $event not-counted" ;;
+	"<not supported>") echo "verdict: perf-stat $event not-supported" ;;
+	*)
+		case "$exact" in
+		*" $event "*) echo "verdict: perf-stat $event = $count" ;;
+		*) echo "verdict: perf-stat $event counted" ;;
+		esac
+		;;
+	esac
+done
+exit $status

@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""Write the BPF contender's records as a capture trace file.
+
+usage: scripts/bpf-to-trace.py RECORDS TRACE
+
+RECORDS is the file `antinomie-bpf --out` wrote (qemu/bpf-contender/
+contender.h); TRACE an `ANTI-TRC` trace file (reader/src/trace/mod.rs), so
+that `reader show TRACE` prints the contender's view of the calls and
+`reader diff CAPTURE_TRACE TRACE` compares it with capture's, call by
+call. Each record becomes the ENTRY or EXIT capture would have written on
+the same CPU, holding what the contender knows: the argument words, the
+attr's size word and the bytes it read (status COMPLETE, FAULT with the
+size word or the attr unreadable, or TRUNCATED at 136 bytes), the return
+value and the duration. What it cannot know stays unset: the tail's
+verdict, the size the kernel wrote back, the kernel's own copy. An EXIT
+takes the call id of the last ENTRY of its thread; an EXIT without one is
+dropped and counted on stderr, as is an ENTRY without an EXIT. The
+contender's per-CPU counters at the end of the file become each ring's
+final counters (its failed reservations as ring_full losses), so the
+reader's summary accounts for every record; a file whose records do not
+add up to them is refused.
+"""
+
+import struct
+import sys
+
+ATTR_MAX = 136
+FILE_MAGIC = 0x31465042544E41
+FILE_HEADER = struct.Struct("<QII")
+HEADER = struct.Struct("<IIQIIII")  # size type time pid tid cpu flags
+ENTRY_BODY = struct.Struct("<6QIIIi")  # args, declared, copied, status, read_error
+EXIT_BODY = struct.Struct("<q")
+
+ABI_VERSION = 2
+NR_PERF_EVENT_OPEN = 298
+REC_ENTRY, REC_EXIT, REC_COUNTS = 1, 2, 3
+COUNTS_BODY = struct.Struct("<QQ")  # produced, lost
+KIND_PERF_EVENT_ATTR = 1
+STATUS_COMPLETE, STATUS_NULL, STATUS_FAULT, STATUS_TRUNCATED = 1, 2, 3, 4
+CAPTURE_F_SIZE_FAULT = 1 << 2
+BPF_F_SIZE_FAULT = 1 << 0
+REC_HEADER_SIZE = 48
+WINDOW_NS = 50_000_000
+
+
+def pad8(n):
+    return (n + 7) & ~7
+
+
+def record_header(size, rtype, call_id, time_ns, pid, tid, cpu):
+    return struct.pack("<IIIIQQIIII", size, rtype, REC_HEADER_SIZE, 0, call_id, time_ns, pid, tid, cpu,
+                       NR_PERF_EVENT_OPEN)
+
+
+def entry_record(call_id, h, body, attr):
+    args, declared, copied, status, _ = body[:6], body[6], body[7], body[8], body[9]
+    items = b""
+    if status != STATUS_NULL:
+        flags = CAPTURE_F_SIZE_FAULT if h["flags"] & BPF_F_SIZE_FAULT else 0
+        # The offset of the first unreadable byte: BPF reports only that a
+        # read failed; the size word's is 4, the body's is unknown (0).
+        fault_offset = 4 if flags else 0
+        data = attr[:copied]
+        item_size = 40 + pad8(len(data))
+        items = struct.pack("<10I", item_size, 40, 0, KIND_PERF_EVENT_ATTR, status, flags, declared,
+                            len(data), fault_offset if status == STATUS_FAULT else 0, 0)
+        items += data + b"\0" * (pad8(len(data)) - len(data))
+    entry = struct.pack("<II6Q", 56, 1 if items else 0, *args)
+    size = REC_HEADER_SIZE + len(entry) + len(items)
+    return record_header(size, REC_ENTRY, call_id, h["time"], h["pid"], h["tid"], h["cpu"]) + entry + items
+
+
+def exit_record(call_id, h, ret, duration):
+    body = struct.pack("<IIqQII", 32, 0, ret, duration, 0, 0)
+    return record_header(REC_HEADER_SIZE + len(body), REC_EXIT, call_id, h["time"], h["pid"], h["tid"],
+                         h["cpu"]) + body
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit("usage: scripts/bpf-to-trace.py RECORDS TRACE")
+    data = open(sys.argv[1], "rb").read()
+    magic, header_size, attr_max = FILE_HEADER.unpack_from(data, 0)
+    if magic != FILE_MAGIC or header_size != HEADER.size or attr_max != ATTR_MAX:
+        sys.exit(f"error: {sys.argv[1]} is not a BPF contender records file")
+    pos = FILE_HEADER.size
+    seq, pending, out, counts = {}, {}, [], {}
+    unpaired_exits = 0
+    while pos < len(data):
+        if len(data) - pos < HEADER.size:
+            sys.exit(f"error: {sys.argv[1]}: truncated record at byte {pos}")
+        size, rtype, time_ns, pid, tid, cpu, flags = HEADER.unpack_from(data, pos)
+        if size < HEADER.size or pos + size > len(data):
+            sys.exit(f"error: {sys.argv[1]}: bad record at byte {pos} (size {size})")
+        h = {"time": time_ns, "pid": pid, "tid": tid, "cpu": cpu, "flags": flags}
+        body = data[pos + HEADER.size: pos + size]
+        if rtype == REC_ENTRY:
+            fields = ENTRY_BODY.unpack_from(body, 0)
+            attr = body[ENTRY_BODY.size: ENTRY_BODY.size + ATTR_MAX]
+            seq[cpu] = seq.get(cpu, 0) + 1
+            call_id = cpu << 48 | seq[cpu]
+            pending[tid] = (call_id, time_ns)
+            out.append((cpu, entry_record(call_id, h, fields, attr)))
+        elif rtype == REC_EXIT:
+            (ret,) = EXIT_BODY.unpack_from(body, 0)
+            if tid not in pending:
+                unpaired_exits += 1
+            else:
+                call_id, t0 = pending.pop(tid)
+                out.append((cpu, exit_record(call_id, h, ret, time_ns - t0)))
+        elif rtype == REC_COUNTS:
+            counts[cpu] = COUNTS_BODY.unpack_from(body, 0)
+        else:
+            sys.exit(f"error: {sys.argv[1]}: unknown record type {rtype} at byte {pos}")
+        pos += size
+    if not counts:
+        sys.exit(f"error: {sys.argv[1]} has no counters (antinomie-bpf did not finish writing it)")
+    cpus = sorted({c for c, _ in out} | set(seq) | set(counts))
+    header = b"ANTI-TRC" + struct.pack("<IIII", 1, ABI_VERSION, 0, len(cpus)) + struct.pack("<Q", WINDOW_NS)
+    header += b"".join(struct.pack("<I", c) for c in cpus) + struct.pack("<I", 0)
+    header = header[:16] + struct.pack("<I", len(header)) + header[20:]
+    produced = {c: 0 for c in cpus}
+    nbytes = {c: 0 for c in cpus}
+    # Records the contender wrote per CPU, the dropped unpaired exits too.
+    written = {c: 0 for c in cpus}
+    pos = FILE_HEADER.size
+    while pos < len(data):
+        size, rtype, _, _, _, cpu, _ = HEADER.unpack_from(data, pos)
+        if rtype in (REC_ENTRY, REC_EXIT):
+            written[cpu] += 1
+        pos += size
+    for c in cpus:
+        p, lost = counts.get(c, (0, 0))
+        if written[c] != p - lost:
+            sys.exit(f"error: cpu {c}: {written[c]} records in the file, but the contender made {p} and lost {lost}")
+    with open(sys.argv[2], "wb") as f:
+        f.write(header)
+        # One frame per record, in the order the contender's ring buffer
+        # delivered them, as a live drain would.
+        for cpu, rec in out:
+            f.write(struct.pack("<IIQ", 1, cpu, len(rec)) + rec)
+            produced[cpu] += 1
+            nbytes[cpu] += len(rec)
+        for c in cpus:
+            lost = counts.get(c, (0, 0))[1]
+            done = [0, nbytes[c], nbytes[c], produced[c], lost] + [0] * 7 + [produced[c], 0, nbytes[c]]
+            f.write(struct.pack("<IIQ", 4, c, 8 * len(done)) + struct.pack(f"<{len(done)}Q", *done))
+        f.write(struct.pack("<IIQ", 5, 0, 0))
+    print(f"bpf-to-trace: {sum(produced.values())} records, {len(pending)} entries without an exit, "
+          f"{unpaired_exits} exits without an entry (dropped)", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

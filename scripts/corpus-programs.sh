@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Lay the corpus's real programs into DIR, a directory shaped like the guest
+# image's root (for `qemu/build-initramfs.sh DIR` or `scripts/run-in-guest.sh
+# --add DIR`): the host distribution's perf (Debian's linux-perf, installed
+# with apt through the machine's own apt configuration when it is missing),
+# its shared libraries, what it loads at run time, bash for perf test's bash
+# scripts, and the helper scripts of qemu/corpus/ on the guest's PATH.
+#
+# usage: scripts/corpus-programs.sh DIR
+. "$(dirname "$0")/lib.sh"
+
+[ $# -eq 1 ] || die "usage: $0 DIR"
+root=$1
+need_cmd dpkg-query readelf
+
+stage "the distribution's perf (linux-perf)"
+if ! dpkg-query -W -f='${Status}' linux-perf 2>/dev/null | grep -q "install ok installed"; then
+	sudo=
+	[ "$(id -u)" -eq 0 ] || sudo=sudo
+	info "installing linux-perf"
+	$sudo apt-get update -qq || die "apt-get update failed"
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends linux-perf \
+		>/dev/null || die "apt-get install linux-perf failed"
+fi
+perf=/usr/bin/perf
+# Some Debian releases ship /usr/bin/perf as a script that picks a
+# versioned perf_X.Y for the running kernel; the guest runs another kernel,
+# so the real binary must be named.
+LC_ALL=C readelf -h "$perf" >/dev/null 2>&1 ||
+	die "$perf is not an ELF binary (a version-picking wrapper?): this script expects linux-perf's real binary there"
+info "$(dpkg-query -W -f='linux-perf ${Version}' linux-perf), $("$perf" --version)"
+"$ANTINOMIE_ROOT/qemu/add-program.sh" "$root" "$perf" || die "cannot lay $perf into $root"
+
+# What perf finds at run time rather than through ldd: its exec path
+# (perf test's shell tests and attr tests, the dlfilters) and libtraceevent's
+# plugins, which print tracepoints' fields. Both at the paths perf was built
+# with, which are the package's.
+for d in /usr/lib/perf-core /usr/lib/traceevent/plugins; do
+	[ -d "$d" ] || die "$d is missing: not the linux-perf layout this script knows"
+	mkdir -p "$root$d"
+	cp -a "$d"/. "$root$d"/
+done
+
+# bash, at the path perf test's bash scripts name (#!/bin/bash): the image's
+# shell is busybox's.
+"$ANTINOMIE_ROOT/qemu/add-program.sh" "$root" bash || die "cannot lay bash into $root"
+mkdir -p "$root/bin"
+ln -sfn /usr/local/bin/bash "$root/bin/bash"
+
+stage "the corpus's helper scripts (qemu/corpus/*.sh)"
+for s in "$ANTINOMIE_ROOT"/qemu/corpus/*.sh; do
+	install -m 0755 "$s" "$root/usr/local/bin/$(basename "$s")"
+done
+info "$(du -sh "$root" | cut -f1) in $root"
