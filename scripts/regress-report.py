@@ -8,7 +8,7 @@
       --out/NAME/CONTEXT/), and the program's own verdicts (exit status
       and its stdout lines that start with "verdict: "). Writes
       --out/compare.json: per run, "equal", "differ" or "error" (could not
-      test: not run, a context that was not set up, a reader that failed,
+      test: a context that was not set up, a reader that failed,
       a capture that lost records), with the counts.
   report --first FILE [--rerun FILE] --meta FILE --out DIR
       The report of a regress.sh run: a difference of --first counts only
@@ -37,17 +37,15 @@ INPUT_ONLY_KINDS = {"input"}
 
 def side_problem(d: Path) -> str | None:
     """Why one kernel's run cannot be compared, or None."""
-    if (d / "not-run").exists():
-        return "not run: " + (d / "not-run").read_text().strip()
     for f in ("status", "stdout", "stderr", "trace.antinomie", "reader.stderr", "reader.status"):
         if not (d / f).exists():
             return f"no {f} in the results"
-    # antinomie-context prints its "context:" line only once the
-    # credentials are what the context claims; without it the command
-    # never ran under that context.
-    launcher = (d / "launcher").read_text().strip() if (d / "launcher").exists() else ""
+    # antinomie-context, which starts every run, prints its "context:
+    # NAME ..." line first, and only once the credentials are what the
+    # context claims; without it the command never ran under that context
+    # (the run's directory is named after its context).
     stderr = (d / "stderr").read_text(errors="replace")
-    if launcher == "antinomie-context" and not re.search(r"^context: ", stderr, re.M):
+    if not stderr.startswith(f"context: {d.name} "):
         last = stderr.strip().splitlines()[-1:] or ["no reason given"]
         return "the context was not set up: " + last[0]
     reader_status = (d / "reader.status").read_text().strip()

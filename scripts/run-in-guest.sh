@@ -139,18 +139,14 @@ mkdir -p "$extra/etc/antinomie/run"
 quote() { printf "'%s'" "${1//\'/\'\\\'\'}"; }
 {
 	echo "#!/bin/sh"
-	if [ -n "$context" ]; then
-		echo "cd /tmp"
-		printf 'exec antinomie-context --other-user-task %s -- %s' \
-			"$(quote "$context")" "$(quote "/usr/local/bin/$(basename "$1")")"
-	else
-		printf 'exec %s' "$(quote "/usr/local/bin/$(basename "$1")")"
-	fi
+	printf 'exec %s' "$(quote "/usr/local/bin/$(basename "$1")")"
 	shift
 	for a in "$@"; do printf ' %s' "$(quote "$a")"; done
 	echo
 } >"$extra/etc/antinomie/run/program"
 chmod 0755 "$extra/etc/antinomie/run/program"
+# The guest's launch (qemu/guest/capture.sh) runs the program in it.
+[ -z "$context" ] || echo "$context" >"$extra/etc/antinomie/run/context"
 printf '%s\n' "$reader_args" >"$extra/etc/antinomie/run/reader-args"
 echo "$capture_mode" >"$extra/etc/antinomie/run/capture-mode"
 [ $control -eq 0 ] || : >"$extra/etc/antinomie/run/control"

@@ -41,6 +41,29 @@ capture_stop() {
 	return $capture_rc
 }
 
+# launch CONTEXT CWD PREFIX COMMAND...: run COMMAND in the directory CWD
+# (created), stdin /dev/null, its stdout, stderr and exit status into
+# PREFIXstdout, PREFIXstderr and PREFIXstatus (PREFIX "DIR/" or
+# "DIR/control."), and its status in launch_status. With a CONTEXT (root, perfmon, user-p2, user-p1,
+# user-p0, user-m1, userns) it runs through `antinomie-context
+# --other-user-task CONTEXT --`, which sets the context up, checks it,
+# writes its `context: ` line first on stderr and exits 125 when the
+# context is not what it claims; CWD is then made writable by every uid,
+# as the context's unprivileged uid writes there (perf record's
+# perf.data). An empty CONTEXT runs COMMAND as the caller, root.
+launch() {
+	launch_context=$1 launch_cwd=$2 launch_prefix=$3
+	shift 3
+	mkdir -p "$launch_cwd"
+	if [ -n "$launch_context" ]; then
+		chmod 1777 "$launch_cwd"
+		set -- antinomie-context --other-user-task "$launch_context" -- "$@"
+	fi
+	(cd "$launch_cwd" && exec "$@") </dev/null >"${launch_prefix}stdout" 2>"${launch_prefix}stderr"
+	launch_status=$?
+	echo "$launch_status" >"${launch_prefix}status"
+}
+
 # hand_back DIR: SHA256SUMS of every file under DIR (paths relative to
 # it), then DIR as one tar stream written straight to the virtio disk
 # /dev/vda, which the host unpacks and checks. Returns 1, with the reason
