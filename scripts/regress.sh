@@ -97,7 +97,7 @@ reader=$bins/reader
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 # Nothing of an earlier run may pass for this one's.
-rm -rf "$out"/{runs,diffs,diffs-rerun,summary.txt,report.json,junit.xml,build-*.log,meta.json}
+rm -rf "$out"/{runs,diffs,diffs-rerun,summary.txt,report.json,junit.xml,build-*.log,image-*.log,meta.json}
 work=$(mktemp -d "${TMPDIR:-/tmp}/antinomie-regress.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
@@ -105,12 +105,20 @@ stage "corpus: ${corpora[*]}; contexts $contexts; seed $seed"
 # Every list line becomes one run per context: "NAME CONTEXT COMMAND" in
 # $work/entries, "NAME CONTEXT" in $work/runs.
 : >"$work/entries"
-declare -A seen_names=()
+declare -A seen_names=() image_scripts=()
 for list in "${corpora[@]}"; do
 	n=0
 	while read -r name ctxs command; do
 		n=$((n + 1))
 		case "$name" in "" | "#"*) continue ;; esac
+		if [ "$name" = @image ]; then
+			if [ -z "$ctxs" ] || [ -n "$command" ]; then
+				die "$list:$n: @image takes one script (@image SCRIPT)"
+			fi
+			[ -x "$ANTINOMIE_ROOT/$ctxs" ] || die "$list:$n: @image $ctxs: no such executable in the repository"
+			image_scripts[$ctxs]=$list:$n
+			continue
+		fi
 		[ -n "$command" ] || die "$list:$n: no command (NAME CONTEXTS COMMAND...)"
 		[[ "$name" =~ ^[A-Za-z0-9._-]+$ ]] || die "$list:$n: name '$name' must be letters, digits, . _ -"
 		[ -z "${seen_names[$name]:-}" ] || die "$list:$n: name '$name' is already used (${seen_names[$name]})"
@@ -170,6 +178,17 @@ stage "the kernel's perf_events selftests (static, for the image)"
 selftests=$(tail -n 1 "$out/build-selftests.log")
 [ -d "$selftests" ] || die "the selftests build gave no directory (see $out/build-selftests.log)"
 
+# What the lists' programs need in the image beyond the guest binaries
+# and the selftests, laid out once by their @image scripts.
+image_dirs=()
+for script in "${!image_scripts[@]}"; do
+	dir=$work/image-$(basename "$script")
+	stage "laying what the corpus needs into the image: $script (${image_scripts[$script]})"
+	"$ANTINOMIE_ROOT/$script" "$dir" >"$out/image-$(basename "$script").log" 2>&1 </dev/null ||
+		die "$script failed (see $out/image-$(basename "$script").log)"
+	image_dirs+=("$dir")
+done
+
 # run_corpus LABEL KERNEL ENTRIES: one boot of KERNEL running every run of
 # ENTRIES (the corpus scenario), results in $out/runs/LABEL.
 run_corpus() {
@@ -178,7 +197,7 @@ run_corpus() {
 	cp "$entries" "$extra/etc/antinomie/corpus/entries"
 	echo "$ENTRY_TIMEOUT" >"$extra/etc/antinomie/corpus/entry-timeout"
 	stage "guest image for the $label run ($(wc -l <"$entries") runs)"
-	"$ANTINOMIE_ROOT/qemu/build-initramfs.sh" --out "$work/$label.cpio.gz" "$extra" "$selftests" \
+	"$ANTINOMIE_ROOT/qemu/build-initramfs.sh" --out "$work/$label.cpio.gz" "$extra" "$selftests" "${image_dirs[@]}" \
 		>"$work/initramfs-$label.log" 2>&1 || { tail -n 5 "$work/initramfs-$label.log" >&2; die "building the guest image failed"; }
 	stage "booting the $label kernel: the corpus, one boot"
 	guest_run_collect "$kernel" "$work/$label.cpio.gz" corpus "$out/runs/$label" \
