@@ -5,8 +5,9 @@
 # context, the kernel's perf_events selftests and the result-dependent
 # workload as root).
 #   1. no change (the baseline compared with itself): exit 0, every run
-#      equal, none lossy; each random-workload capture agrees field by field
-#      with the workload's own log (antinomie-e2e compare);
+#      equal, none lossy; each random-workload capture, tracepoints drawn
+#      with a real tracepoint's id, agrees field by field with the
+#      workload's own log (antinomie-e2e compare);
 #   2. a deliberate one-line change to perf_copy_attr()
 #      (scripts/tests/regression/perf-copy-attr-ver0.patch, never shipped):
 #      exit 1; the differing runs are the two workloads' only, each
@@ -63,7 +64,9 @@ regress() {
 	"$regress" --out "$t/$name" --seed "$seed" --contexts "$contexts" \
 		--corpus "$ANTINOMIE_ROOT/qemu/corpus/default.list" "$@" >"$t/$name.log" 2>&1 || rc=$?
 	[ $rc -eq "$want" ] || { tail -n 30 "$t/$name.log" >&2; die "scripts/regress.sh $* exited $rc, not $want (see $t/$name.log)"; }
-	sed -n '/: report: /,$p' "$t/$name.log" | head -n 20
+	# The report's first lines; awk reads to the end, so no writer of the
+	# pipe dies of SIGPIPE under pipefail.
+	awk '/: report: /{ on = 1 } on && n++ < 20' "$t/$name.log"
 }
 
 # random_contexts DIR: the contexts the random workload ran in.
@@ -75,8 +78,14 @@ regress same 0
 jq -e '.result == "equal" and .runs_differing == 0 and .runs_could_not_test == 0' "$t/same/report.json" >/dev/null ||
 	die "[1] report.json does not say equal: $(jq -c '{result, runs_differing, runs_could_not_test}' "$t/same/report.json")"
 [ -n "$(random_contexts "$t/same")" ] || die "[1] the random workload did not run"
+# The normal kernel has tracepoints: the random workload draws them with a
+# real one's id, which the corpus scenario reads as root.
+tp_id=$(grep -a -m1 -o 'ANTINOMIE_TRACEPOINT_ID=[0-9]*' "$t/same/runs/baseline/console.log" | cut -d= -f2 || true)
+[ -n "$tp_id" ] || die "[1] the corpus scenario exported no tracepoint id (see $t/same/runs/baseline/console.log)"
 for ctx in $(random_contexts "$t/same"); do
 	run=$t/same/runs/baseline/random/$ctx
+	grep -q "; tracepoint id $tp_id\$" "$run/stderr" ||
+		die "[1] random as $ctx did not draw tracepoint $tp_id: $(grep -m1 'tracepoint id' "$run/stderr" || echo 'no tracepoint line')"
 	"$bins/reader" show "$run/trace.antinomie" --format json --no-summary >"$run/reader.jsonl" ||
 		die "[1] reader show cannot decode $run/trace.antinomie"
 	# Paranoid 2 without CAP_PERFMON (user-p2; userns, whose caps hold in
