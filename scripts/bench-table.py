@@ -5,8 +5,9 @@ usage: scripts/bench-table.py RUN_DIR
 
 RUN_DIR holds what bench.sh wrote: time-bench.log and time-off.log (the
 consoles of the timing boots), insn.tsv (one line per instruction-count
-boot: kernel mode threads path calls insns) and loss.log (the loss test's
-console). Missing parts are left out of the tables, never invented.
+boot: kernel mode threads path calls insns), text.tsv (kernel, text bytes)
+and loss.log (the loss test's console). Missing parts are left out of the
+tables, never invented.
 """
 
 import re
@@ -152,6 +153,73 @@ def bpf_table(insn, bench, threads):
     return out
 
 
+def before_after_table(insn, text, threads):
+    """The kernel `before` (bench.sh --before-patch) against the bench
+    kernel: instructions per call with capture off and on, what capture
+    adds on each, and on the bench kernel capture with lossless mode on;
+    then the kernels' text sizes."""
+    out = []
+    if not any(k[0] == "before" for k in insn):
+        return out
+    out.append(
+        "Before and after: guest instructions per call on the kernel `before` "
+        "(bench + the --before-patch change, see run.txt) and on the bench kernel, "
+        "same boots as above; +added over capture off on the same kernel; "
+        "lossless = capture with lossless mode on, no call waiting."
+    )
+    out.append("")
+    for t in threads:
+        if not any(k[0] == "before" and k[2] == t for k in insn):
+            continue
+        out.append(f"**{t} thread{'s' if t > 1 else ''}**")
+        out.append("")
+        out.append(
+            "| path | before: capture off | before: capture on | after: capture off "
+            "| after: capture on | after: lossless | capture on, after ÷ before (per call; added) "
+            "| lossless ÷ before's capture on (per call; added) |"
+        )
+        out.append("|---|---:|---:|---:|---:|---:|---:|---:|")
+        for p in PATHS:
+            b0 = insn.get(("before", "off", t, p))
+            c0 = insn.get(("before", "capture", t, p))
+            b1 = insn.get(("bench", "off", t, p))
+            if b0 is None or b1 is None:
+                continue
+            row = [PATH_LABEL[p], f"{b0:.0f}"]
+            row.append("—" if c0 is None else f"{c0:.0f} ({c0 - b0:+.0f})")
+            row.append(f"{b1:.0f}")
+            ratios = []
+            for mode in ("capture", "lossless"):
+                v = insn.get(("bench", mode, t, p))
+                row.append("—" if v is None else f"{v:.0f} ({v - b1:+.0f})")
+                if v is not None and c0 is not None and c0 - b0 > 0 and p != "getpid":
+                    ratios.append(f"**{v / c0:.3f}**; {(v - b1) / (c0 - b0):.3f}")
+                else:
+                    ratios.append("—")
+            out.append("| " + " | ".join(row + ratios) + " |")
+        out.append("")
+    if text:
+        out.append(
+            "Kernel text (`size -B vmlinux`, text column): "
+            + "; ".join(f"{k} {v:,} bytes" for k, v in text.items())
+            + (
+                f"; bench − before: {text['bench'] - text['before']:+,} bytes"
+                if "bench" in text and "before" in text
+                else ""
+            )
+            + "."
+        )
+        out.append("")
+    return out
+
+
+def read_text_sizes(tsv):
+    """{kernel: text bytes}"""
+    if not tsv.exists():
+        return {}
+    return {k: int(v) for k, v in (line.split("\t") for line in tsv.read_text().splitlines())}
+
+
 def main():
     run = Path(sys.argv[1])
     bench = read_times(run / "time-bench.log")
@@ -222,11 +290,12 @@ def main():
             out.append(f"**{t} thread{'s' if t > 1 else ''}**")
             out.append("")
             out.append(
-                "| path | off kernel | capture off | capture on | ftrace events | strace "
+                "| path | off kernel | capture off | capture on | capture on, lossless mode "
+                "| ftrace events | strace "
                 "| capture's added ÷ ftrace's added (insns; median time) "
                 "| strace ÷ capture's added (insns) |"
             )
-            out.append("|---|---|---|---|---|---|---|---|")
+            out.append("|---|---|---|---|---|---|---|---|---|")
             for p in PATHS:
                 if not any(k[2] == t and k[3] == p for k in insn):
                     continue
@@ -236,7 +305,7 @@ def main():
                 row.append("—" if k is None else f"{k:.0f}")
                 row.append("—" if b is None else f"{b:.0f}")
                 added = {}
-                for mode in ("capture", "ftrace", "strace"):
+                for mode in ("capture", "lossless", "ftrace", "strace"):
                     v = insn.get(("bench", mode, t, p))
                     if v is None:
                         row.append("—")
@@ -266,10 +335,11 @@ def main():
             b = insn.get(("bench", "off", t, "getpid"))
             if v is not None:
                 extra = f"{v:.0f}" if b is None else f"{v:.0f} ({v - b:+.0f})"
-                out.append(f"| getpid, ftrace raw_syscalls events | | | | {extra} | | | |")
+                out.append(f"| getpid, ftrace raw_syscalls events | | | | | {extra} | | | |")
             out.append("")
 
     out += bpf_table(insn, bench, threads)
+    out += before_after_table(insn, read_text_sizes(run / "text.tsv"), threads)
 
     loss = run / "loss.log"
     if loss.exists():

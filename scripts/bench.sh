@@ -13,15 +13,22 @@
 #      strace alternating, --rounds rounds, threads 1 and 4;
 #   2. the off kernel once: the same loops, the baseline;
 #   3. two boots per instruction-count cell, with N calls and with N/10:
-#      (N boot - N/10 boot) / (N - N/10);
+#      (N boot - N/10 boot) / (N - N/10); on the bench kernel also capture
+#      with lossless mode on (antinomie.lossless=1, rings that never fill:
+#      what the mode costs when no call waits); with --before-patch, the
+#      `before` kernel's capture off and on beside them, and both kernels'
+#      text sizes;
 #   4. the loss test: reader --follow recording while 4 threads call;
 #   5. (--steps profile, not in the default) where the instructions go:
-#      per path, boots of the off kernel, capture off and capture on with N
-#      calls and with N/10, under the insn-profile plugin
-#      (qemu/plugins/insn-profile.c); scripts/insn-profile.py charges
-#      every instruction to its kernel function (System.map) and prints
-#      per function what capture on adds over capture off, and what
-#      capture off adds over the off kernel, per call.
+#      per path, boots of capture off and capture on (and of the off
+#      kernel if counted; with --before-patch, of lossless mode on and the
+#      before kernel's capture on) with N calls and with N/10, under the
+#      insn-profile plugin (qemu/plugins/insn-profile.c);
+#      scripts/insn-profile.py charges every instruction to its kernel
+#      function (System.map) and prints per function, per call, what
+#      capture on adds over capture off, capture off over the off kernel,
+#      the bench kernel's capture on over the before kernel's, and lossless
+#      mode on over off.
 # Prints the tables (Markdown) and keeps everything in the run directory.
 #
 # usage: scripts/bench.sh [options]
@@ -49,7 +56,15 @@
 #                      all but profile); with --out, later steps add to an
 #                      earlier run's directory
 #   --profile-calls N  calls per profile boot (default 20000)
-#   --insn-kernels LIST  bench,off (default both)
+#   --insn-kernels LIST  kernels the insn and profile steps count: bench,off
+#                      (default both); before with --before-patch
+#   --before-patch FILE  also build and count the kernel `before`: the bench
+#                      kernel with FILE applied on top of the series
+#                      (KERNEL_TEST_PATCH, scripts/build-kernel.sh), a change
+#                      that takes the series back to what to compare with,
+#                      e.g. in the edit tree (scripts/kernel-tree.sh)
+#                      `git diff HEAD HEAD~1` for the series without its
+#                      last patch; implies `before` in --insn-kernels
 #   --out DIR          run directory (default $ANTINOMIE_CACHE/bench/<UTC time>)
 #   --table DIR        only print the tables of an earlier run
 #   --skip-build       boot the kernels and image already built
@@ -68,7 +83,7 @@ insn_calls=50000 insn_threads=1,4 insn_strace_calls=2000
 loss_calls=40000 loss_path=einval loss_secs=2 loss_steps=5
 profile_calls=20000
 ring=$((64 << 20)) out="" table_only="" skip_build=0 jobs=1 image="" loss_counted=0
-steps=time-bench,time-off,insn,loss insn_kernels=bench,off
+steps=time-bench,time-off,insn,loss insn_kernels=bench,off before_patch=""
 num() { [[ "$2" =~ ^[0-9]+$ ]] || die "$1 needs a number, got '$2'"; }
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -90,6 +105,7 @@ while [ $# -gt 0 ]; do
 	--jobs) num "$1" "${2:-}"; jobs=$2; shift ;;
 	--steps) steps=${2:?--steps needs a list}; shift ;;
 	--insn-kernels) insn_kernels=${2:?--insn-kernels needs a list}; shift ;;
+	--before-patch) before_patch=${2:?--before-patch needs a file}; shift ;;
 	--table) table_only=${2:?--table needs a run directory}; shift ;;
 	--skip-build) skip_build=1 ;;
 	--image) image=${2:?--image needs a file}; shift ;;
@@ -109,8 +125,19 @@ done
 for st in ${steps//,/ }; do
 	case "$st" in time-bench | time-off | insn | loss | profile) ;; *) die "unknown step '$st'" ;; esac
 done
+if [ -n "$before_patch" ]; then
+	[ -f "$before_patch" ] || die "no patch $before_patch (--before-patch)"
+	before_patch=$(cd "$(dirname "$before_patch")" && pwd)/$(basename "$before_patch")
+	# scripts/build-kernel.sh's link for a KERNEL_TEST_PATCH build.
+	before_kernel=bench+$(basename "$before_patch" .patch)
+	[[ ",$insn_kernels," == *,before,* ]] || insn_kernels=$insn_kernels,before
+fi
 for k in ${insn_kernels//,/ }; do
-	case "$k" in bench | off) ;; *) die "unknown kernel '$k' in --insn-kernels" ;; esac
+	case "$k" in
+	bench | off) ;;
+	before) [ -n "$before_patch" ] || die "--insn-kernels before needs --before-patch" ;;
+	*) die "unknown kernel '$k' in --insn-kernels" ;;
+	esac
 done
 step() { case ",$steps," in *,"$1",*) return 0 ;; esac; return 1; }
 if [ -n "$image" ]; then
@@ -139,17 +166,23 @@ stage "run directory $out; host load: $(cut -d' ' -f1-3 /proc/loadavg) on $(npro
 	echo "load before: $(uptime)"
 	echo "steps: $steps; insn kernels: $insn_kernels; jobs: $jobs; loss counted: $loss_counted"
 	echo "image: ${image:-built}${image:+ (sha256 $(sha256sum "$image" | cut -c1-16))}"
+	[ -z "$before_patch" ] || echo "before: $before_kernel = bench + $before_patch (sha256 $(sha256sum "$before_patch" | cut -c1-16))"
 } >>"$out/run.txt"
 
 if [ $skip_build -eq 0 ]; then
 	"$ANTINOMIE_ROOT/scripts/install-deps.sh" | grep '^==>' || die "scripts/install-deps.sh failed"
-	need_cmd strace python3
+	need_cmd strace python3 size
 	for v in bench bench-off; do
-		[ $v = bench-off ] && [ -z "$(step time-off && echo y)$(step profile && echo y)$(step insn && [[ ",$insn_kernels," == *,off,* ]] && echo y)" ] && continue
+		[ $v = bench-off ] && ! { step time-off || { { step insn || step profile; } && [[ ",$insn_kernels," == *,off,* ]]; }; } && continue
 		stage "kernel '$v' (scripts/build-kernel.sh $v)"
 		"$ANTINOMIE_ROOT/scripts/build-kernel.sh" "$v" >"$out/build-$v.log" 2>&1 ||
 			die "scripts/build-kernel.sh $v failed: $(grep -m1 '^error:' "$out/build-$v.log" || tail -n1 "$out/build-$v.log")"
 	done
+	if [ -n "$before_patch" ]; then
+		stage "kernel '$before_kernel' (KERNEL_TEST_PATCH=$before_patch scripts/build-kernel.sh bench)"
+		KERNEL_TEST_PATCH=$before_patch "$ANTINOMIE_ROOT/scripts/build-kernel.sh" bench >"$out/build-before.log" 2>&1 ||
+			die "scripts/build-kernel.sh bench with $before_patch failed: $(grep -m1 '^error:' "$out/build-before.log" || tail -n1 "$out/build-before.log")"
+	fi
 	stage "QEMU's insn plugin (scripts/build-insn-plugin.sh)"
 	"$ANTINOMIE_ROOT/scripts/build-insn-plugin.sh" >"$out/plugin.log" 2>&1 ||
 		die "scripts/build-insn-plugin.sh failed: $(grep -m1 '^error:' "$out/plugin.log" || tail -n1 "$out/plugin.log")"
@@ -165,7 +198,7 @@ if [ $skip_build -eq 0 ]; then
 	"$ANTINOMIE_ROOT/qemu/build-initramfs.sh" "$extra" "$contender" >>"$out/image.log" 2>&1 ||
 		die "qemu/build-initramfs.sh failed: $(grep -m1 '^error:' "$out/image.log" || tail -n1 "$out/image.log")"
 else
-	need_cmd python3
+	need_cmd python3 size
 fi
 plugin=$("$ANTINOMIE_ROOT/scripts/build-insn-plugin.sh" 2>/dev/null | tail -n1)
 [ -f "$plugin" ] || die "no insn plugin (run without --skip-build)"
@@ -195,8 +228,10 @@ grep -qx 'CONFIG_FTRACE_SYSCALLS=y' "$(dirname "$kbench")/../../../.config" ||
 	die "the bench kernel lacks CONFIG_FTRACE_SYSCALLS"
 grep -qx 'CONFIG_BPF_EVENTS=y' "$(dirname "$kbench")/../../../.config" ||
 	die "the bench kernel lacks CONFIG_BPF_EVENTS (the BPF contender's modes)"
+kbefore=
+[ -z "$before_patch" ] || kbefore=$(kernel_of "$before_kernel")
 koff=
-if step time-off || step profile || { step insn && [[ ",$insn_kernels," == *,off,* ]]; }; then
+if step time-off || { { step insn || step profile; } && [[ ",$insn_kernels," == *,off,* ]]; }; then
 	koff=$(kernel_of bench-off)
 	grep -qx 'CONFIG_ANTINOMIE=y' "$(dirname "$koff")/../../../.config" &&
 		die "the off kernel has CONFIG_ANTINOMIE=y"
@@ -248,13 +283,14 @@ counted=(-icount shift=3,sleep=off -rtc base=2026-01-01T00:00:00,clock=vm)
 if step insn && [ "$insn_calls" -gt 0 ]; then
 	# insn_boot KERNEL_NAME KERNEL MODE T LABEL PATH N
 	insn_boot() {
-		local kname=$1 kernel=$2 mode=$3 t=$4 label=$5 path=$6 n=$7 name insns image=$insn_initrd
+		local kname=$1 kernel=$2 mode=$3 t=$4 label=$5 path=$6 n=$7 name insns image=$insn_initrd lossless=
 		name=insn-$kname-$mode-t$t-$label
 		# strace and its libraries are only in the full image; what
 		# unpacking it costs is the same in both boots of a cell.
 		[ "$mode" = strace ] && image=$initrd
+		[ "$mode" = lossless ] && lossless="antinomie.lossless=1 "
 		initrd=$image boot "$name" "$kernel" 1800 \
-			"antinomie.ring_size=$ring bench.kind=insn bench.mode=$mode bench.threads=$t bench.path=$path bench.calls=$n bench.ring=$ring" \
+			"${lossless}antinomie.ring_size=$ring bench.kind=insn bench.mode=$mode bench.threads=$t bench.path=$path bench.calls=$n bench.ring=$ring" \
 			"${counted[@]}" -plugin "$plugin,inline=on" -d plugin -D "$out/$name.insn"
 		insns=$(sed -n 's/^insns: //p' "$out/$name.insn")
 		[[ "$insns" =~ ^[0-9]+$ ]] || die "no instruction count in $out/$name.insn"
@@ -263,8 +299,11 @@ if step insn && [ "$insn_calls" -gt 0 ]; then
 	boots=()
 	for t in ${insn_threads//,/ }; do
 		for kname in ${insn_kernels//,/ }; do
-			modes_k="off capture ftrace rawsys bpf-tp bpf-raw strace"
-			[ "$kname" = off ] && modes_k=off
+			case "$kname" in
+			bench) modes_k="off capture lossless ftrace rawsys bpf-tp bpf-raw strace" ;;
+			before) modes_k="off capture" ;;
+			off) modes_k=off ;;
+			esac
 			for m in $modes_k; do
 				cell_paths=${paths//,/ } n=$insn_calls
 				case "$m" in
@@ -286,8 +325,7 @@ if step insn && [ "$insn_calls" -gt 0 ]; then
 	running=0 failed=0
 	for b in "${boots[@]}"; do
 		read -r kname m t label p n <<<"$b"
-		k=$kbench
-		[ "$kname" = off ] && k=$koff
+		case "$kname" in bench) k=$kbench ;; before) k=$kbefore ;; off) k=$koff ;; esac
 		if [ $running -ge "$jobs" ]; then
 			wait -n || failed=1
 			running=$((running - 1))
@@ -302,44 +340,66 @@ if step insn && [ "$insn_calls" -gt 0 ]; then
 	done
 	[ $failed -eq 0 ] || die "an instruction-count boot failed (its reason is above)"
 	cat "$out"/insn-*.tsv >"$out/insn.tsv"
+	# The kernels' text (size(1)'s Berkeley text: code and read-only data).
+	for kname in ${insn_kernels//,/ }; do
+		case "$kname" in bench) k=$kbench ;; before) k=$kbefore ;; off) k=$koff ;; esac
+		printf '%s\t%s\n' "$kname" "$(size -B "$(dirname "$k")/../../../vmlinux" | awk 'NR == 2 { print $1 }')"
+	done >"$out/text.tsv"
 	info "$(wc -l <"$out/insn.tsv") instruction counts; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 fi
 
 if step profile; then
 	profiler=$(dirname "$plugin")/libinsn-profile.so
 	[ -f "$profiler" ] || die "no $profiler (run without --skip-build)"
-	system_map=$(dirname "$kbench")/../../../System.map
-	[ -f "$system_map" ] || die "no System.map beside the bench kernel ($system_map)"
-	cp "$system_map" "$out/System.map"
-	off_map=$(dirname "$koff")/../../../System.map
-	[ -f "$off_map" ] || die "no System.map beside the off kernel ($off_map)"
-	cp "$off_map" "$out/System-off.map"
+	# map_of KERNEL NAME: the kernel's System.map, kept as $out/NAME.
+	map_of() {
+		local map
+		map=$(dirname "$1")/../../../System.map
+		[ -f "$map" ] || die "no System.map beside $1"
+		cp "$map" "$out/$2"
+	}
+	map_of "$kbench" System.map
+	[ -z "$koff" ] || map_of "$koff" System-off.map
+	[ -z "$kbefore" ] || map_of "$kbefore" System-before.map
 	# profile_boot LABEL MODE PATH N KERNEL: one boot under the profile plugin.
 	profile_boot() {
-		local name=profile-$1-$3-$4
+		local name=profile-$1-$3-$4 lossless=
+		[ "$2" = lossless ] && lossless="antinomie.lossless=1 "
 		initrd=$insn_initrd boot "$name" "$5" 1800 \
-			"antinomie.ring_size=$ring bench.kind=insn bench.mode=$2 bench.threads=1 bench.path=$3 bench.calls=$4 bench.ring=$ring" \
+			"${lossless}antinomie.ring_size=$ring bench.kind=insn bench.mode=$2 bench.threads=1 bench.path=$3 bench.calls=$4 bench.ring=$ring" \
 			"${counted[@]}" -plugin "$profiler" -d plugin -D "$out/$name.prof"
 	}
+	# compare P FILE TITLE LABELS BASE_LABEL BASE_MAP TEST_LABEL: what the
+	# TEST boots add per call and function over the BASE boots of path P.
+	compare() {
+		local p=$1 file=$2 title=$3 labels=$4 base=$5 base_map=$6 test=$7
+		python3 "$ANTINOMIE_ROOT/scripts/insn-profile.py" --map "$out/System.map" --base-map "$out/$base_map" \
+			--labels "$labels" --calls "$profile_calls" --base-calls "$profile_base" --title "$title" \
+			"$out/profile-$base-$p-$profile_base.prof" "$out/profile-$base-$p-$profile_calls.prof" \
+			"$out/profile-$test-$p-$profile_base.prof" "$out/profile-$test-$p-$profile_calls.prof" \
+			>"$out/$file" || die "scripts/insn-profile.py failed on $file"
+		info "$title: $(sed -n 's/^Total added: //p' "$out/$file")"
+	}
 	for p in ${paths//,/ }; do
-		stage "profile: $p, off kernel, capture off and on, $profile_calls and $profile_base calls"
+		stage "profile: $p, capture off and on${koff:+, the off kernel}${kbefore:+, lossless mode on, capture on in the before kernel}; $profile_calls and $profile_base calls"
 		for n in "$profile_base" "$profile_calls"; do
-			profile_boot kernel-off off "$p" "$n" "$koff"
+			[ -z "$koff" ] || profile_boot kernel-off off "$p" "$n" "$koff"
 			profile_boot off off "$p" "$n" "$kbench"
 			profile_boot capture capture "$p" "$n" "$kbench"
+			if [ -n "$kbefore" ]; then
+				profile_boot before-capture capture "$p" "$n" "$kbefore"
+				profile_boot lossless lossless "$p" "$n" "$kbench"
+			fi
 		done
-		python3 "$ANTINOMIE_ROOT/scripts/insn-profile.py" --map "$out/System.map" \
-			--calls "$profile_calls" --base-calls "$profile_base" --title "$p" \
-			"$out/profile-off-$p-$profile_base.prof" "$out/profile-off-$p-$profile_calls.prof" \
-			"$out/profile-capture-$p-$profile_base.prof" "$out/profile-capture-$p-$profile_calls.prof" \
-			>"$out/profile-$p.md" || die "scripts/insn-profile.py failed on $p"
-		python3 "$ANTINOMIE_ROOT/scripts/insn-profile.py" --map "$out/System.map" --base-map "$out/System-off.map" \
-			--labels "off kernel,capture off" --calls "$profile_calls" --base-calls "$profile_base" \
-			--title "$p, capture off against the off kernel" \
-			"$out/profile-kernel-off-$p-$profile_base.prof" "$out/profile-kernel-off-$p-$profile_calls.prof" \
-			"$out/profile-off-$p-$profile_base.prof" "$out/profile-off-$p-$profile_calls.prof" \
-			>"$out/profile-$p-off.md" || die "scripts/insn-profile.py failed on $p (off kernel)"
-		info "$p: $(sed -n 's/^Total added: //p' "$out/profile-$p.md"); $(sed -n 's/^Total added: //p' "$out/profile-$p-off.md")"
+		compare "$p" "profile-$p.md" "$p" "capture off,capture on" off System.map capture
+		[ -z "$koff" ] || compare "$p" "profile-$p-off.md" "$p, capture off against the off kernel" \
+			"off kernel,capture off" kernel-off System-off.map off
+		if [ -n "$kbefore" ]; then
+			compare "$p" "profile-$p-before.md" "$p, capture on: the before kernel against the bench kernel" \
+				"before,bench" before-capture System-before.map capture
+			compare "$p" "profile-$p-lossless.md" "$p, capture on: lossless mode off against on" \
+				"lossless off,lossless on" capture System.map lossless
+		fi
 	done
 fi
 

@@ -16,18 +16,7 @@ src=$ANTINOMIE_ROOT/qemu/bpf-contender
 # bpftool: Debian's package of its own name (bookworm and later).
 PACKAGES=(clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev gcc)
 
-missing=()
-for p in "${PACKAGES[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-	sudo=
-	[ "$(id -u)" -eq 0 ] || sudo=sudo
-	stage "installing ${missing[*]}"
-	$sudo apt-get update -qq || die "apt-get update failed"
-	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
-		"${missing[@]}" >/dev/null || die "apt-get install ${missing[*]} failed"
-fi
+apt_install_missing "${PACKAGES[@]}"
 # bpftool is in /usr/sbin, which a user's PATH may lack.
 PATH=$PATH:/usr/sbin
 need_cmd clang bpftool gcc

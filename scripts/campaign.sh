@@ -7,7 +7,8 @@
 # or userfaultfd faults differ between the passes.
 #
 # usage: scripts/campaign.sh [--calls N] [--seed S] [--burst B] [--timeout SECS]
-#                            [--variant V] [--passes off,on,bpf] [--test-break outcome|accounting]
+#                            [--variant V | --kernel PATH] [--passes off,on,bpf,on+bpf]
+#                            [--test-break outcome|accounting]
 #                            [--bpf-variant tp|raw] [--log FILE]
 #   --calls N    calls per pass (default 20000, the test command's size);
 #                the full campaign: --calls 1000000 (see README.md)
@@ -16,11 +17,14 @@
 #   --variant    kernel variant to boot (default: debug; build it first with
 #                scripts/build-kernel.sh debug, and the image with
 #                qemu/build-initramfs.sh)
+#   --kernel     the bzImage to boot instead of a variant of this cache
 #   --passes     the passes, compared with the first (default off,on); bpf:
 #                capture off, the BPF contender attached (qemu/bpf-contender/:
 #                a kernel with CONFIG_BPF_EVENTS, e.g. --variant bench, and an
 #                image with antinomie-bpf: scripts/build-bpf-contender.sh DIR,
-#                then qemu/build-initramfs.sh DIR)
+#                then qemu/build-initramfs.sh DIR); on+bpf: capture on in
+#                every epoch and the contender attached, the fidelity of
+#                both tracers' attrs call by call (needs both)
 #   --bpf-variant the contender's placement in a pass bpf (default tp)
 #   --test-break a check fails on purpose (to see its message); the run
 #                must then fail
@@ -28,7 +32,7 @@
 . "$(dirname "$0")/lib.sh"
 cd "$ANTINOMIE_ROOT"
 
-calls=20000 seed=1 burst=1000 timeout_s='' variant=debug passes=off,on brk='' bpf_variant=tp
+calls=20000 seed=1 burst=1000 timeout_s='' variant=debug kernel='' passes=off,on brk='' bpf_variant=tp
 log=$ANTINOMIE_CACHE/campaign-console.log
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -37,6 +41,7 @@ while [ $# -gt 0 ]; do
 	--burst) burst=$2; shift ;;
 	--timeout) timeout_s=$2; shift ;;
 	--variant) variant=$2; shift ;;
+	--kernel) kernel=$2; shift ;;
 	--passes) passes=$2; shift ;;
 	--log) log=$2; shift ;;
 	--bpf-variant) bpf_variant=$2; shift ;;
@@ -49,12 +54,18 @@ for n in "$calls" "$seed" "$burst"; do
 	[[ $n =~ ^[0-9]+$ ]] || die "--calls, --seed and --burst take a number, not '$n'"
 done
 [ -n "$timeout_s" ] || timeout_s=$((600 + calls / 40))
-[[ $passes =~ ^(off|on|bpf)(,(off|on|bpf))*$ ]] || die "--passes takes off/on/bpf, comma-separated, not '$passes'"
+pass_re='(off|on|bpf|on\+bpf)'
+[[ $passes =~ ^$pass_re(,$pass_re)*$ ]] || die "--passes takes off/on/bpf/on+bpf, comma-separated, not '$passes'"
 [[ $bpf_variant =~ ^(tp|raw)$ ]] || die "--bpf-variant takes tp or raw, not '$bpf_variant'"
 append="campaign.seed=$seed campaign.calls=$calls campaign.burst=$burst campaign.passes=$passes campaign.bpf_variant=$bpf_variant"
 [ -z "$brk" ] || append="$append campaign.break=$brk"
+boot=(--variant "$variant")
+if [ -n "$kernel" ]; then
+	[ -f "$kernel" ] || die "--kernel $kernel: no such file"
+	boot=(--kernel "$kernel")
+fi
 rc=0
-qemu/run.sh --quiet --variant "$variant" --scenario campaign --no-kunit --timeout "$timeout_s" \
+qemu/run.sh --quiet "${boot[@]}" --scenario campaign --no-kunit --timeout "$timeout_s" \
 	--append "$append" --log "$log" || rc=$?
 # The campaign's own lines, whatever the verdict.
 sed -e 's/\r$//' "$log" | grep -E '^campaign: ' || true

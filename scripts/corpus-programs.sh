@@ -14,14 +14,7 @@ root=$1
 need_cmd dpkg-query readelf
 
 stage "the distribution's perf (linux-perf)"
-if ! dpkg-query -W -f='${Status}' linux-perf 2>/dev/null | grep -q "install ok installed"; then
-	sudo=
-	[ "$(id -u)" -eq 0 ] || sudo=sudo
-	info "installing linux-perf"
-	$sudo apt-get update -qq || die "apt-get update failed"
-	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends linux-perf \
-		>/dev/null || die "apt-get install linux-perf failed"
-fi
+apt_install_missing linux-perf
 perf=/usr/bin/perf
 # Some Debian releases ship /usr/bin/perf as a script that picks a
 # versioned perf_X.Y for the running kernel; the guest runs another kernel,

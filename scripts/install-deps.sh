@@ -25,20 +25,7 @@ PACKAGES=(
 )
 
 stage "checking ${#PACKAGES[@]} host packages"
-missing=()
-for p in "${PACKAGES[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
-		missing+=("$p")
-done
-
-if [ ${#missing[@]} -gt 0 ]; then
-	sudo=
-	[ "$(id -u)" -eq 0 ] || sudo=sudo
-	stage "installing ${missing[*]}"
-	$sudo apt-get update -qq || die "apt-get update failed"
-	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
-		"${missing[@]}" >/dev/null || die "apt-get install ${missing[*]} failed"
-fi
+apt_install_missing "${PACKAGES[@]}"
 
 "$(dirname "$0")/check-deps.sh"
 stage "host packages ready"

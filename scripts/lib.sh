@@ -58,6 +58,25 @@ need_cmd() {
 	done
 }
 
+# apt_install_missing PACKAGE...: install the Debian packages of the list
+# that are not installed, after one apt-get update, through the machine's
+# own apt configuration (its sources and mirror); apt is not called when
+# all are installed, so a script may call this on every run.
+apt_install_missing() {
+	local p sudo=
+	local -a missing=()
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} -gt 0 ] || return 0
+	[ "$(id -u)" -eq 0 ] || sudo=sudo
+	stage "installing ${missing[*]}"
+	$sudo apt-get update -qq || die "apt-get update failed"
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+		"${missing[@]}" >/dev/null || die "apt-get install ${missing[*]} failed"
+}
+
 # apt_source_download APT_DIR DEST LOG PKG=VER: `apt-get source
 # --download-only PKG=VER` into DEST, through a private apt state in APT_DIR
 # whose sources.list is read from stdin (deb-src lines), so the system's apt

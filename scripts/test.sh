@@ -5,6 +5,7 @@
 #   --host   install the host packages; cargo fmt, clippy, test and doc (with
 #            the attr table checked against the pinned tree's uapi
 #            header); the shell scripts, linted; the word check; the
+#            perf corpus's verdict scripts on written perf output; the
 #            kernel series (apply, export, checkpatch) and every kernel
 #            configuration. No kernel build, no guest: a few minutes on a
 #            warm machine.
@@ -116,6 +117,7 @@ step "cargo doc: the crates' documentation builds without warnings" \
 step "shellcheck" scripts/check-shell.sh
 step "word check: a planted word fails it" scripts/tests/check-words.sh
 step "word check: no words about how the project is developed" scripts/check-words.sh
+step "perf corpus: the verdict scripts on written perf output" scripts/tests/corpus-verdicts.sh
 step "kernel series: apply, export, checkpatch" scripts/check-series.sh
 step "kernel configs: every option sticks" kernel_configs
 [ "$tier" != host ] || finish

@@ -283,8 +283,6 @@ int main(int argc, char **argv)
 	}
 	int raw = !strcmp(variant, "raw");
 
-	skel->rodata->consumer_tgid = getpid();
-
 	bpf_program__set_autoload(skel->progs.tp_enter, !raw);
 	bpf_program__set_autoload(skel->progs.tp_exit, !raw);
 	bpf_program__set_autoload(skel->progs.raw_enter, raw);
@@ -294,6 +292,14 @@ int main(int argc, char **argv)
 		err = contender_bpf__load(skel);
 	if (err) {
 		fprintf(stderr, "antinomie-bpf: cannot load the BPF programs: %s\n", strerror(-err));
+		contender_bpf__destroy(skel);
+		return 1;
+	}
+	__u32 slot = 0, tgid = getpid();
+
+	err = bpf_map__update_elem(skel->maps.consumer, &slot, sizeof(slot), &tgid, sizeof(tgid), BPF_ANY);
+	if (err) {
+		fprintf(stderr, "antinomie-bpf: cannot set the consumer's tgid: %s\n", strerror(-err));
 		contender_bpf__destroy(skel);
 		return 1;
 	}

@@ -7,8 +7,9 @@
  * contender_counts per possible CPU.
  *
  * What it records is what capture's ENTRY and EXIT record, as far as a
- * tracer at the syscall tracepoints can: the six argument words, the
- * caller, a timestamp, the attr's size word and min(size, 136) bytes of
+ * tracer at the syscall tracepoints can: the argument words (the raw
+ * tracepoint's six registers; the syscall tracepoint carries the five
+ * declared arguments, the sixth word is then 0), the caller, a timestamp, the attr's size word and min(size, 136) bytes of
  * the attr (size 0 read as PERF_ATTR_SIZE_VER0), and a status; at exit the
  * return value. The duration is the exit's time less its entry's, paired
  * by tid in the decoder, as perf trace pairs them: one hash map update and

@@ -12,15 +12,9 @@
 # usage: perf-record-report.sh [--exact EVENT]... PERF-RECORD-ARGS...
 #   (perf record runs with -o FILE added, in a directory of its own)
 # Exit status: perf report's when perf record succeeded, else perf record's.
-exact=" "
-while [ "$1" = --exact ]; do
-	[ $# -ge 2 ] || {
-		echo "perf-record-report: --exact needs an event" >&2
-		exit 2
-	}
-	exact="$exact$2 "
-	shift 2
-done
+. "$(dirname "$0")/exact-events.sh"
+read_exact_events "$@"
+shift "$exact_words"
 dir=$(mktemp -d) || exit 2
 trap 'rm -rf "$dir"' EXIT
 perf record -o "$dir/perf.data" "$@"
@@ -35,9 +29,10 @@ echo "verdict: perf-report exit $status"
 # (perf scales large counts: 1K, 2M; exact events keep theirs small).
 sed -n "s/^# Samples: \([^ ]*\)  *of event '\(.*\)'\$/\2 \1/p" "$dir/report" |
 	while read -r event samples; do
-		case "$exact" in
-		*" $event "*) echo "verdict: perf-report $event samples = $samples" ;;
-		*) [ "$samples" = 0 ] || echo "verdict: perf-report $event samples" ;;
-		esac
+		if is_exact "$event"; then
+			echo "verdict: perf-report $event samples = $samples"
+		elif [ "$samples" != 0 ]; then
+			echo "verdict: perf-report $event samples"
+		fi
 	done
 exit $status

@@ -14,15 +14,9 @@
 #   (perf stat runs with -x, -o FILE added: CSV, apart from the workload's
 #   own output)
 # Exit status: perf stat's (the workload's, or perf's error).
-exact=" "
-while [ "$1" = --exact ]; do
-	[ $# -ge 2 ] || {
-		echo "perf-stat-verdicts: --exact needs an event" >&2
-		exit 2
-	}
-	exact="$exact$2 "
-	shift 2
-done
+. "$(dirname "$0")/exact-events.sh"
+read_exact_events "$@"
+shift "$exact_words"
 csv=$(mktemp) || exit 2
 trap 'rm -f "$csv"' EXIT
 perf stat -x, -o "$csv" "$@"
@@ -36,10 +30,11 @@ grep -v -e '^#' -e '^$' "$csv" | while IFS=, read -r count _unit event _rest; do
 	"<not counted>") echo "verdict: perf-stat $event not-counted" ;;
 	"<not supported>") echo "verdict: perf-stat $event not-supported" ;;
 	*)
-		case "$exact" in
-		*" $event "*) echo "verdict: perf-stat $event = $count" ;;
-		*) echo "verdict: perf-stat $event counted" ;;
-		esac
+		if is_exact "$event"; then
+			echo "verdict: perf-stat $event = $count"
+		else
+			echo "verdict: perf-stat $event counted"
+		fi
 		;;
 	esac
 done

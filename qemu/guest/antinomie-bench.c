@@ -6,7 +6,7 @@
  * is checked, so a loop that stopped measuring its path fails instead.
  *
  * usage: antinomie-bench [-t THREADS] [-n CALLS] [-r RATE] PATH...
- *        antinomie-bench device enable|disable|ring-size BYTES|counters
+ *        antinomie-bench device enable|disable|ring-size BYTES|counters|is-lossless
  *   PATH   einval   perf_event_open with bad flags: EINVAL before the attr
  *                   is read
  *          e2big    a 200-byte attr with a non-zero byte past the kernel's
@@ -25,7 +25,8 @@
  * The device commands drive /dev/antinomie (as antinomie-e2e device does,
  * without its 11 MB: the instruction-count boots decompress a small image);
  * counters prints one JSON array, {"cpu", "producer_pos", "consumer_pos",
- * "produced", "lost"} per possible CPU.
+ * "produced", "lost"} per possible CPU; is-lossless exits 0 when lossless
+ * mode is on.
  *
  * Prints per PATH one line:
  *   antinomie-bench: path=P threads=T calls=C wall_ns=W ns_per_call=X
@@ -320,8 +321,12 @@ static int device_cmd(int argc, char **argv)
 			sep = ",";
 		}
 		printf("]\n");
+	} else if (argc == 1 && !strcmp(argv[0], "is-lossless")) {
+		/* Exit 0 if lossless mode is on (antinomie.lossless=1 at boot). */
+		close(fd);
+		return info.flags & ANTINOMIE_INFO_F_LOSSLESS ? 0 : 1;
 	} else {
-		fprintf(stderr, "antinomie-bench: device enable|disable|ring-size BYTES|counters\n");
+		fprintf(stderr, "antinomie-bench: device enable|disable|ring-size BYTES|counters|is-lossless\n");
 		return 2;
 	}
 	close(fd);

@@ -1,5 +1,6 @@
-//! Threads paired as they appear, calls aligned per thread within the
-//! window as they arrive, and aligned calls compared on their outcomes.
+//! Threads paired (by tid, by first call, or by rank in their process's
+//! tid order), calls aligned per thread within the window as they arrive,
+//! and aligned calls compared on their outcomes.
 
 use std::collections::{HashMap, VecDeque};
 use std::io;
@@ -60,6 +61,15 @@ pub enum Side {
     B,
 }
 
+impl Side {
+    fn other(self) -> Side {
+        match self {
+            Side::A => Side::B,
+            Side::B => Side::A,
+        }
+    }
+}
+
 /// One thread's calls of one run, waiting to be aligned.
 #[derive(Debug, Default)]
 struct Queue {
@@ -69,6 +79,23 @@ struct Queue {
     /// The index in its thread of the next call to arrive.
     next_index: usize,
     calls: VecDeque<(usize, DiffCall)>,
+}
+
+impl Queue {
+    /// The queue of `thread`, whose first call has key `first`, before
+    /// that call is pushed.
+    fn of(thread: Thread, first: &InputKey) -> Self {
+        Queue {
+            thread: Some(thread),
+            first: Some(first.clone()),
+            ..Queue::default()
+        }
+    }
+
+    fn push(&mut self, call: DiffCall) {
+        self.calls.push_back((self.next_index, call));
+        self.next_index += 1;
+    }
 }
 
 /// A thread of A and its counterpart in B (either may not have appeared).
@@ -83,6 +110,46 @@ struct ThreadPair {
     searched_at: usize,
 }
 
+impl ThreadPair {
+    fn of(&self, side: Side) -> &Queue {
+        match side {
+            Side::A => &self.a,
+            Side::B => &self.b,
+        }
+    }
+
+    fn of_mut(&mut self, side: Side) -> &mut Queue {
+        match side {
+            Side::A => &mut self.a,
+            Side::B => &mut self.b,
+        }
+    }
+}
+
+/// A thread of [`Matching::Auto`] whose rank in its process's tid order
+/// is not settled yet, with its calls so far.
+#[derive(Debug)]
+struct Unsettled {
+    tid: i64,
+    /// How many calls its process had made before its first call.
+    first_at: usize,
+    queue: Queue,
+}
+
+/// A process of one run.
+#[derive(Debug)]
+struct Process {
+    /// Its rank among its run's processes, by first appearance.
+    rank: usize,
+    /// The calls it has made so far ([`Matching::Auto`]).
+    calls: usize,
+    /// Its threads not yet paired whose rank is not settled
+    /// ([`Matching::Auto`]).
+    unsettled: Vec<Unsettled>,
+    /// How many of its threads have been given a rank ([`Matching::Auto`]).
+    ranked: usize,
+}
+
 /// The streaming comparison: calls go in with [`Differ::push`] in each
 /// run's time order, differences come out through `out` as soon as they
 /// are decided, the counts at [`Differ::finish`].
@@ -94,11 +161,13 @@ pub struct Differ {
     slots: [HashMap<Thread, usize>; 2],
     /// By tid: the pair of each thread.
     by_tid_pairs: HashMap<Thread, usize>,
-    /// Each run's processes by rank of first appearance.
-    processes: [HashMap<i64, usize>; 2],
-    /// By order: the pairs of each process rank, in order of creation.
+    /// Each run's processes, by pid.
+    processes: [HashMap<i64, Process>; 2],
+    /// The pairs of each process rank, in order of creation.
     by_process_rank: HashMap<usize, Vec<usize>>,
-    /// Calls waiting in each run's queues.
+    /// Auto: the pair of each (process rank, thread rank).
+    by_thread_rank: HashMap<(usize, usize), usize>,
+    /// Calls waiting in each run's queues (paired or not).
     queued: [usize; 2],
     summary: Summary,
 }
@@ -112,9 +181,9 @@ fn at(side: Side) -> usize {
 
 impl Differ {
     /// A comparison pairing threads as `opts.matching` says: by tid, by
-    /// order of first appearance, or (auto) by order with the same tid
-    /// preferred, reported as by tid when every thread found its own tid
-    /// in the other run.
+    /// order of first appearance, or (auto) by rank in their process's
+    /// tid order with the same tid preferred, reported as by tid when
+    /// every thread found its own tid in the other run.
     #[must_use]
     pub fn new(opts: Options) -> Self {
         Differ {
@@ -124,6 +193,7 @@ impl Differ {
             by_tid_pairs: HashMap::new(),
             processes: [HashMap::new(), HashMap::new()],
             by_process_rank: HashMap::new(),
+            by_thread_rank: HashMap::new(),
             queued: [0, 0],
             summary: Summary {
                 matched_by: if opts.matching == Matching::Tid {
@@ -152,87 +222,89 @@ impl Differ {
         }
     }
 
-    /// The pair of `side`'s thread, found or made on its first call
-    /// (`first`). By tid: the other run's same (pid, tid). Otherwise, in
-    /// the process of the same rank, a thread of the other run still
-    /// without a counterpart: auto, the same tid, else the same place in
-    /// the process's spawn order; order, the same first call; else one
-    /// that has waited a window of calls (with the same first call if
-    /// there is one); else none yet.
-    fn pair_of(&mut self, side: Side, thread: Thread, first: &InputKey) -> usize {
-        let s = at(side);
-        if let Some(&p) = self.slots[s].get(&thread) {
-            return p;
-        }
-        let window = self.summary.window;
-        let pairs = &mut self.pairs;
-        let p = if self.opts.matching == Matching::Tid {
-            *self.by_tid_pairs.entry(thread).or_insert_with(|| {
-                pairs.push(ThreadPair::default());
-                pairs.len() - 1
-            })
-        } else {
-            let next = self.processes[s].len();
-            let rank = *self.processes[s].entry(thread.0).or_insert(next);
-            let of_rank = self.by_process_rank.entry(rank).or_default();
-            let waiting = |p: &usize| {
-                let pair = &pairs[*p];
-                match side {
-                    Side::A => (pair.a.thread.is_none()).then_some(&pair.b),
-                    Side::B => (pair.b.thread.is_none()).then_some(&pair.a),
-                }
-            };
-            // Which thread calls first is a race, so a thread waits for
-            // its own counterpart. Auto: the other run's thread with the
-            // same (pid, tid), else the one at the same place in its
-            // process's spawn order (tid - pid: a process's threads get
-            // consecutive tids in the order it starts them; every
-            // thread may begin with the same call, a group leader).
-            // Order: the first with the same first call. Either way,
-            // once the other run's thread has waited a window of calls,
-            // one with the same first call, then any, will do.
-            let spawn_offset = |t: Thread| t.1 - t.0;
-            let find = |fits: &dyn Fn(&Queue) -> bool| {
-                of_rank.iter().find(|p| waiting(p).is_some_and(fits))
-            };
-            let same_first = |q: &Queue| q.first.as_ref() == Some(first);
-            let same_tid = |q: &Queue| q.thread == Some(thread);
-            let same_offset = |q: &Queue| {
-                q.thread
-                    .is_some_and(|t| spawn_offset(t) == spawn_offset(thread))
-            };
-            let waited_same_first = |q: &Queue| same_first(q) && q.next_index >= window;
-            let waited = |q: &Queue| q.next_index >= window;
-            let found = if self.opts.matching == Matching::Auto {
-                find(&same_tid).or_else(|| find(&same_offset))
-            } else {
-                find(&same_first)
-            }
-            .or_else(|| find(&waited_same_first))
-            .or_else(|| find(&waited));
-            if let Some(&p) = found {
-                p
-            } else {
-                pairs.push(ThreadPair::default());
-                of_rank.push(pairs.len() - 1);
-                pairs.len() - 1
-            }
-        };
+    /// `side`'s process `pid`, ranked on its first call.
+    fn process(&mut self, side: Side, pid: i64) -> &mut Process {
+        let run = &mut self.processes[at(side)];
+        let rank = run.len();
+        run.entry(pid).or_insert_with(|| Process {
+            rank,
+            calls: 0,
+            unsettled: Vec::new(),
+            ranked: 0,
+        })
+    }
+
+    /// A new pair in the process of rank `rank`.
+    fn new_pair(&mut self, rank: usize) -> usize {
+        self.pairs.push(ThreadPair::default());
+        let p = self.pairs.len() - 1;
+        self.by_process_rank.entry(rank).or_default().push(p);
+        p
+    }
+
+    /// In the process of rank `rank`, the first pair still without a
+    /// thread of `side` whose thread of the other run `fits`.
+    fn find_waiting(
+        &self,
+        side: Side,
+        rank: usize,
+        fits: &dyn Fn(&Queue) -> bool,
+    ) -> Option<usize> {
+        self.by_process_rank.get(&rank)?.iter().copied().find(|&p| {
+            let pair = &self.pairs[p];
+            pair.of(side).thread.is_none() && fits(pair.of(side.other()))
+        })
+    }
+
+    /// Puts `side`'s thread `thread`, with what it has queued, into pair
+    /// `p`.
+    fn install(&mut self, side: Side, p: usize, thread: Thread, queue: Queue) {
         let pair = &mut self.pairs[p];
-        let (queue, other) = match side {
-            Side::A => (&mut pair.a, &pair.b),
-            Side::B => (&mut pair.b, &pair.a),
-        };
-        queue.thread = Some(thread);
-        queue.first = Some(first.clone());
-        if other.thread.is_some() {
+        *pair.of_mut(side) = queue;
+        if pair.of(side.other()).thread.is_some() {
             self.summary.threads.2 += 1;
         }
         match side {
             Side::A => self.summary.threads.0 += 1,
             Side::B => self.summary.threads.1 += 1,
         }
-        self.slots[s].insert(thread, p);
+        self.slots[at(side)].insert(thread, p);
+    }
+
+    /// The pair of `side`'s thread with [`Matching::Tid`] or
+    /// [`Matching::Order`], found or made on its first call (`first`).
+    /// By tid: the other run's same (pid, tid). By order: in the process
+    /// of the same rank, a thread of the other run still without a
+    /// counterpart with the same first call, else one that has waited a
+    /// window of calls (with the same first call if there is one); else
+    /// none yet.
+    fn pair_of(&mut self, side: Side, thread: Thread, first: &InputKey) -> usize {
+        if let Some(&p) = self.slots[at(side)].get(&thread) {
+            return p;
+        }
+        let p = if self.opts.matching == Matching::Tid {
+            let pairs = &mut self.pairs;
+            *self.by_tid_pairs.entry(thread).or_insert_with(|| {
+                pairs.push(ThreadPair::default());
+                pairs.len() - 1
+            })
+        } else {
+            // Which thread calls first is a race, so a thread waits for
+            // the one that makes the same calls: the first with the same
+            // first call. Once the other run's thread has waited a
+            // window of calls, one with the same first call, then any,
+            // will do.
+            let rank = self.process(side, thread.0).rank;
+            let window = self.summary.window;
+            let same_first = |q: &Queue| q.first.as_ref() == Some(first);
+            let waited_same_first = |q: &Queue| same_first(q) && q.next_index >= window;
+            let waited = |q: &Queue| q.next_index >= window;
+            self.find_waiting(side, rank, &same_first)
+                .or_else(|| self.find_waiting(side, rank, &waited_same_first))
+                .or_else(|| self.find_waiting(side, rank, &waited))
+                .unwrap_or_else(|| self.new_pair(rank))
+        };
+        self.install(side, p, thread, Queue::of(thread, first));
         p
     }
 
@@ -246,21 +318,173 @@ impl Differ {
         call: DiffCall,
         out: &mut dyn FnMut(&Difference) -> io::Result<()>,
     ) -> io::Result<()> {
+        match side {
+            Side::A => self.summary.calls.0 += 1,
+            Side::B => self.summary.calls.1 += 1,
+        }
+        self.queued[at(side)] += 1;
+        if self.opts.matching == Matching::Auto {
+            return self.push_by_rank(side, call, out);
+        }
         let p = self.pair_of(side, (call.pid, call.tid), &call.key);
-        let pair = &mut self.pairs[p];
-        let queue = match side {
-            Side::A => {
-                self.summary.calls.0 += 1;
-                &mut pair.a
+        self.pairs[p].of_mut(side).push(call);
+        self.advance(p, false, out)
+    }
+
+    /// How many calls a process makes after a thread's first call before
+    /// that thread's rank is settled: half a window, so that a settled
+    /// thread's queue leaves the other half of the window for its
+    /// counterpart, settled the same way in the other run, to arrive
+    /// before the queue overflows.
+    fn settle_after(&self) -> usize {
+        (self.summary.window / 2).max(1)
+    }
+
+    /// [`Matching::Auto`]: takes the next call of `side`.
+    ///
+    /// A thread pairs with the other run's thread of the same (pid, tid)
+    /// in the process of the same rank if it is still without a
+    /// counterpart (a replay, or two runs in freshly booted guests whose
+    /// ids agree). Otherwise it pairs by rank in its process's tid order:
+    /// the k-th thread by ascending tid of A with the k-th of B. A
+    /// process's threads get increasing tids in the order it starts them,
+    /// whatever other tasks take tids in between, so the rank is the same
+    /// in both runs where the spawn offset (tid − pid) is not. (After a
+    /// pid wrap-around a later thread has a smaller tid: not handled, the
+    /// wrap is rare within one process.) Which thread calls first is a
+    /// race, and a thread's rank is only known once the threads with
+    /// smaller tids have called, so a thread's calls wait, unpaired,
+    /// until its rank is settled ([`Differ::settle`]).
+    fn push_by_rank(
+        &mut self,
+        side: Side,
+        call: DiffCall,
+        out: &mut dyn FnMut(&Difference) -> io::Result<()>,
+    ) -> io::Result<()> {
+        let thread = (call.pid, call.tid);
+        let process = self.process(side, thread.0);
+        process.calls += 1;
+        let rank = process.rank;
+        let unsettled = process.unsettled.iter().position(|u| u.tid == thread.1);
+        if let Some(&p) = self.slots[at(side)].get(&thread) {
+            self.pairs[p].of_mut(side).push(call);
+            self.advance(p, false, out)?;
+        } else if let Some(i) = unsettled {
+            self.process(side, thread.0).unsettled[i].queue.push(call);
+        } else if let Some(p) = self.same_tid(side, rank, thread) {
+            let mut queue = Queue::of(thread, &call.key);
+            queue.push(call);
+            self.install(side, p, thread, queue);
+            self.advance(p, false, out)?;
+        } else {
+            let process = self.process(side, thread.0);
+            let mut queue = Queue::of(thread, &call.key);
+            queue.push(call);
+            process.unsettled.push(Unsettled {
+                tid: thread.1,
+                first_at: process.calls - 1,
+                queue,
+            });
+        }
+        self.settle(side, thread.0, false, out)
+    }
+
+    /// The pair for `side`'s new thread `thread` (of the process of rank
+    /// `rank`) by the same (pid, tid) in the other run's process of the
+    /// same rank, if that thread is still without a counterpart: its
+    /// pair, or a new one if its rank is not settled yet (it then takes
+    /// no rank).
+    fn same_tid(&mut self, side: Side, rank: usize, thread: Thread) -> Option<usize> {
+        let other = side.other();
+        let process = self.processes[at(other)].get_mut(&thread.0)?;
+        if process.rank != rank {
+            return None;
+        }
+        if let Some(i) = process.unsettled.iter().position(|u| u.tid == thread.1) {
+            let found = process.unsettled.swap_remove(i);
+            let p = self.new_pair(rank);
+            self.install(other, p, thread, found.queue);
+            return Some(p);
+        }
+        let &p = self.slots[at(other)].get(&thread)?;
+        self.pairs[p].of(side).thread.is_none().then_some(p)
+    }
+
+    /// Settles the ranks of `side`'s threads of process `pid` that can be
+    /// settled, and pairs them: once the process has made
+    /// [`Differ::settle_after`] calls since a thread's first call (or at
+    /// the `end`), a thread with a smaller tid that has not called yet
+    /// is taken not to come, so that thread and the unsettled ones with
+    /// smaller tids get the next ranks in tid order. An unsettled
+    /// thread's queue thus never exceeds half a window. A thread with a
+    /// smaller tid that calls later still (started long before its first
+    /// call) gets the next rank free, decided by what is known then:
+    /// the same rank as its counterpart if the other run's thread came
+    /// as late.
+    fn settle(
+        &mut self,
+        side: Side,
+        pid: i64,
+        end: bool,
+        out: &mut dyn FnMut(&Difference) -> io::Result<()>,
+    ) -> io::Result<()> {
+        let settle_after = self.settle_after();
+        loop {
+            let Some(process) = self.processes[at(side)].get_mut(&pid) else {
+                return Ok(());
+            };
+            let Some(oldest) = process.unsettled.iter().min_by_key(|u| u.first_at) else {
+                return Ok(());
+            };
+            if !end && process.calls - oldest.first_at < settle_after {
+                return Ok(());
             }
-            Side::B => {
-                self.summary.calls.1 += 1;
-                &mut pair.b
+            let bound = oldest.tid;
+            let (mut ready, rest): (Vec<Unsettled>, Vec<Unsettled>) =
+                std::mem::take(&mut process.unsettled)
+                    .into_iter()
+                    .partition(|u| u.tid <= bound);
+            process.unsettled = rest;
+            ready.sort_unstable_by_key(|u| u.tid);
+            let (rank, first_thread_rank) = (process.rank, process.ranked);
+            process.ranked += ready.len();
+            for (thread_rank, u) in (first_thread_rank..).zip(ready) {
+                self.pair_by_rank(side, (rank, thread_rank), (pid, u.tid), u.queue, out)?;
+            }
+        }
+    }
+
+    /// Pairs `side`'s thread `thread`, of rank `ranks` (process, thread),
+    /// with the other run's thread of the same ranks. If a thread paired
+    /// by tid has taken that place, with one of the other run that has
+    /// waited a window of calls without a counterpart (with the same
+    /// first call if there is one); else it waits alone.
+    fn pair_by_rank(
+        &mut self,
+        side: Side,
+        ranks: (usize, usize),
+        thread: Thread,
+        queue: Queue,
+        out: &mut dyn FnMut(&Difference) -> io::Result<()>,
+    ) -> io::Result<()> {
+        let p = match self.by_thread_rank.get(&ranks) {
+            Some(&p) if self.pairs[p].of(side).thread.is_none() => p,
+            Some(_) => {
+                let window = self.summary.window;
+                let first = queue.first.clone();
+                let waited_same_first = |q: &Queue| q.first == first && q.next_index >= window;
+                let waited = |q: &Queue| q.next_index >= window;
+                self.find_waiting(side, ranks.0, &waited_same_first)
+                    .or_else(|| self.find_waiting(side, ranks.0, &waited))
+                    .unwrap_or_else(|| self.new_pair(ranks.0))
+            }
+            None => {
+                let p = self.new_pair(ranks.0);
+                self.by_thread_rank.insert(ranks, p);
+                p
             }
         };
-        queue.calls.push_back((queue.next_index, call));
-        queue.next_index += 1;
-        self.queued[at(side)] += 1;
+        self.install(side, p, thread, queue);
         self.advance(p, false, out)
     }
 
@@ -294,6 +518,32 @@ impl Differ {
         }
     }
 
+    /// Ends `side`'s run: none of its threads calls any more, so those
+    /// still waiting for their rank ([`Matching::Auto`]) are ranked now,
+    /// and the other run's threads of the same ranks find them while
+    /// that run is still read.
+    ///
+    /// # Errors
+    /// What `out` returns.
+    pub fn end(
+        &mut self,
+        side: Side,
+        out: &mut dyn FnMut(&Difference) -> io::Result<()>,
+    ) -> io::Result<()> {
+        // In process order, so that the pairs, and so the report, come in
+        // the same order every time.
+        let mut pending: Vec<(usize, i64)> = self.processes[at(side)]
+            .iter()
+            .filter(|(_, process)| !process.unsettled.is_empty())
+            .map(|(&pid, process)| (process.rank, pid))
+            .collect();
+        pending.sort_unstable();
+        for (_, pid) in pending {
+            self.settle(side, pid, true, out)?;
+        }
+        Ok(())
+    }
+
     /// Ends both runs: aligns what is left and returns the counts.
     ///
     /// # Errors
@@ -302,6 +552,8 @@ impl Differ {
         mut self,
         out: &mut dyn FnMut(&Difference) -> io::Result<()>,
     ) -> io::Result<Summary> {
+        self.end(Side::A, out)?;
+        self.end(Side::B, out)?;
         self.pair_the_rest_by_spawn_order();
         for p in 0..self.pairs.len() {
             self.advance(p, true, out)?;
@@ -488,12 +740,13 @@ pub fn diff(
     ];
     let mut differ = Differ::new(*opts);
     let mut ended = [false, false];
-    let mut feed = |differ: &mut Differ, side: Side, item: Item| match item {
-        Item::Call(c) => differ.push(side, c, out).map_err(DiffError::Output),
-        Item::Lost => {
+    let mut feed = |differ: &mut Differ, side: Side, item: Option<Item>| match item {
+        Some(Item::Call(c)) => differ.push(side, c, out).map_err(DiffError::Output),
+        Some(Item::Lost) => {
             differ.lost(side);
             Ok(())
         }
+        None => differ.end(side, out).map_err(DiffError::Output),
     };
     while !(ended[0] && ended[1]) {
         // Read from the run that is behind: the one with fewer calls
@@ -505,10 +758,9 @@ pub fn diff(
             _ => Side::A,
         };
         let s = at(side);
-        match runs[s].next()? {
-            Some(item) => feed(&mut differ, side, item)?,
-            None => ended[s] = true,
-        }
+        let item = runs[s].next()?;
+        ended[s] = item.is_none();
+        feed(&mut differ, side, item)?;
     }
     differ.finish(out).map_err(DiffError::Output)
 }

@@ -15,16 +15,24 @@
 //!   the alignment window ([`Options::window`] calls per thread and run),
 //!   not by the length of the runs.
 //! * **Threads.** With [`Matching::Tid`] a thread is paired with the same
-//!   (pid, tid) of the other run. With [`Matching::Order`] processes are
-//!   ranked by first appearance, and a thread is paired, in the process
-//!   of the same rank, with the first thread of the other run still
-//!   without a counterpart whose first call is the same call (threads
-//!   started together race to their first call, but each makes its own
-//!   calls), else with one that has waited a window of calls for a
-//!   counterpart; else it waits for one. [`Matching::Auto`] pairs by tid
-//!   when the two runs' first calls come from the same process id (runs
-//!   in freshly booted guests get the same ids), else by order. A thread
-//!   of one run only has all its calls reported as only in that run.
+//!   (pid, tid) of the other run. Otherwise processes are ranked by first
+//!   appearance and threads paired within the process of the same rank.
+//!   With [`Matching::Order`] a thread is paired with the first thread of
+//!   the other run still without a counterpart whose first call is the
+//!   same call (threads started together race to their first call, but
+//!   each makes its own calls), else with one that has waited a window of
+//!   calls for a counterpart; else it waits for one. With
+//!   [`Matching::Auto`] a thread is paired with the other run's thread of
+//!   the same (pid, tid) if there is one (a replay), else by rank in its
+//!   process's tid order: the k-th thread by ascending tid of A with the
+//!   k-th of B, as a process's threads get increasing tids in the order
+//!   it starts them whatever other tasks take tids in between. A rank is
+//!   only known once the threads with smaller tids have called, so a
+//!   thread's calls wait unpaired until its process has made half a
+//!   window of calls since its first call (or the runs end); a thread
+//!   with a smaller tid that calls later still gets the next rank free.
+//!   A thread of one run only has all its calls reported as only in that
+//!   run.
 //! * **Calls.** Within a matched thread, calls are aligned on an
 //!   [`InputKey`] that leaves out what legitimately varies between runs
 //!   (fd numbers, addresses, times): the syscall, each argument as its
@@ -119,10 +127,11 @@ pub enum DiffError {
 /// How threads of the two runs are paired.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Matching {
-    /// By tid where the runs' tids agree, else by spawn order: within a
-    /// process of the same rank, the thread at the same place in its
-    /// process's spawn order (tid − pid), as another boot of the same
-    /// program gives its threads other tids in the same order.
+    /// By tid where the runs' tids agree, else by rank in tid order:
+    /// within a process of the same rank, the thread at the same place in
+    /// its process's ascending tids, as another run of the same program
+    /// gives its threads other tids in the same order, even when other
+    /// tasks take tids between them.
     Auto,
     /// By tid.
     Tid,

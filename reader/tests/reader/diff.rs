@@ -1,11 +1,12 @@
 //! The streaming comparison ([`antinomie_reader::diff::Differ`]) fed
 //! call by call: threads that diverge after a changed result, equal
-//! runs, and a divergence longer than the alignment window.
+//! runs, a divergence longer than the alignment window, and threads
+//! paired by rank in their process's tid order.
 
 use serde_json::{json, Value};
 
 use antinomie_reader::diff::{
-    DiffCall, Differ, Difference, Kind, Matching, Options, Role, Side, Summary,
+    DiffCall, Differ, Difference, Kind, Matching, Options, Role, Side, Summary, Thread,
 };
 
 use crate::support::data_dir;
@@ -17,11 +18,11 @@ fn template() -> Value {
     serde_json::from_str(text.lines().next().unwrap()).unwrap()
 }
 
-/// A call of thread `tid` of process 100 whose attr has `config`,
-/// returning `ret` (`-22` for EINVAL).
-fn call(template: &Value, tid: i64, config: u64, ret: i64) -> DiffCall {
+/// A call of `thread` whose attr has `config`, returning `ret` (`-22`
+/// for EINVAL).
+fn call(template: &Value, (pid, tid): Thread, config: u64, ret: i64) -> DiffCall {
     let mut v = template.clone();
-    v["pid"] = json!(100);
+    v["pid"] = json!(pid);
     v["tid"] = json!(tid);
     v["arg0.perf_event_attr"]["config"] = json!(config);
     v["ret"] = json!(ret);
@@ -86,7 +87,7 @@ fn compare_by(
         for (side, run) in [(Side::A, a), (Side::B, b)] {
             if let Some(&(tid, config, ret)) = run.get(k) {
                 differ
-                    .push(side, call(&t, tid, config, ret), &mut out)
+                    .push(side, call(&t, (100, tid), config, ret), &mut out)
                     .unwrap();
             }
         }
@@ -237,4 +238,256 @@ fn by_order_threads_are_paired_by_their_calls_not_who_calls_first() {
     assert_eq!(c.summary.matched_by, "order");
     assert_eq!(c.summary.threads, (2, 2, 2));
     assert_eq!(c.summary.compared, 20);
+}
+
+/// A call of a run: its thread, config and result.
+type RunCall = (Thread, u64, i64);
+
+/// One difference of an auto comparison: its kinds, the thread of each
+/// run and the indexes of its calls in them.
+type Attributed = (
+    Vec<Kind>,
+    (Option<Thread>, Option<Thread>),
+    Option<usize>,
+    Option<usize>,
+);
+
+/// What an auto comparison reported, and the most calls each run had
+/// queued at once.
+struct ComparedAuto {
+    differences: Vec<Attributed>,
+    summary: Summary,
+    most_queued: (usize, usize),
+}
+
+/// Compares two runs with `--match auto`, fed alternately one call of
+/// A, one of B.
+fn compare_auto(a: &[RunCall], b: &[RunCall], window: usize) -> ComparedAuto {
+    let mut fed = Vec::new();
+    for k in 0..a.len().max(b.len()) {
+        fed.extend(a.get(k).map(|&c| (Side::A, c)));
+        fed.extend(b.get(k).map(|&c| (Side::B, c)));
+    }
+    compare_fed(&fed, window)
+}
+
+/// Compares two runs with `--match auto`, their calls fed in the order
+/// of `fed`.
+fn compare_fed(fed: &[(Side, RunCall)], window: usize) -> ComparedAuto {
+    let t = template();
+    let mut differ = Differ::new(Options {
+        matching: Matching::Auto,
+        duration_ratio: None,
+        window,
+    });
+    let mut differences = Vec::new();
+    let mut out = |d: &Difference| {
+        differences.push((
+            d.kinds.clone(),
+            d.thread,
+            d.a.as_ref().map(|x| x.0),
+            d.b.as_ref().map(|x| x.0),
+        ));
+        Ok(())
+    };
+    let mut most_queued = (0, 0);
+    for &(side, (thread, config, ret)) in fed {
+        differ
+            .push(side, call(&t, thread, config, ret), &mut out)
+            .unwrap();
+        most_queued.0 = most_queued.0.max(differ.queued(Side::A));
+        most_queued.1 = most_queued.1.max(differ.queued(Side::B));
+    }
+    let summary = differ.finish(&mut out).unwrap();
+    ComparedAuto {
+        differences,
+        summary,
+        most_queued,
+    }
+}
+
+/// A run of process `pid` whose threads, in the order the process starts
+/// them, have `tids`; `schedule` gives the spawn index of each call's
+/// thread in time order. The i-th call of the thread started k-th has
+/// config 1000 k + i and returns fd 3 + i, so a thread paired with
+/// another spawn's thread differs from its first call.
+fn run(pid: i64, tids: &[i64], schedule: &[usize]) -> Vec<RunCall> {
+    let mut made = vec![0i64; tids.len()];
+    schedule
+        .iter()
+        .map(|&k| {
+            let i = made[k];
+            made[k] += 1;
+            let config = 1000 * u64::try_from(k).unwrap() + i.unsigned_abs();
+            ((pid, tids[k]), config, 3 + i)
+        })
+        .collect()
+}
+
+/// `rounds` rounds of calls, one per thread in `order` (spawn indexes).
+fn rounds(order: &[usize], rounds: usize) -> Vec<usize> {
+    order
+        .iter()
+        .copied()
+        .cycle()
+        .take(order.len() * rounds)
+        .collect()
+}
+
+/// Four threads started in one order; in B another task took a tid
+/// between the first and second thread's (202), and the threads reach
+/// their first calls in another order. The spawn offset (tid − pid)
+/// differs from the second thread on, the rank in tid order does not.
+fn foreign_tid_runs() -> (Vec<RunCall>, Vec<RunCall>) {
+    let a = run(100, &[101, 102, 103, 104], &rounds(&[0, 1, 2, 3], 20));
+    let b = run(200, &[201, 203, 204, 205], &rounds(&[2, 0, 3, 1], 20));
+    (a, b)
+}
+
+#[test]
+fn auto_pairs_threads_by_rank_in_tid_order_despite_a_foreign_tid() {
+    let (a, b) = foreign_tid_runs();
+    let c = compare_auto(&a, &b, 16);
+    assert!(c.differences.is_empty(), "{:?}", c.differences);
+    assert!(c.summary.equal());
+    assert_eq!(c.summary.matched_by, "order");
+    assert_eq!(c.summary.threads, (4, 4, 4));
+    assert_eq!(c.summary.compared, 80);
+    assert_eq!(c.summary.window_overflows, 0);
+    // A replay pairs by the same tids.
+    let replay = compare_auto(&a, &a, 16);
+    assert!(replay.summary.equal());
+    assert_eq!(replay.summary.matched_by, "tid");
+    assert_eq!(replay.summary.threads, (4, 4, 4));
+}
+
+#[test]
+fn a_changed_result_is_reported_in_the_pair_of_the_same_rank() {
+    let (a, mut b) = foreign_tid_runs();
+    let third = (200, 204);
+    let changed = b
+        .iter_mut()
+        .filter(|c| c.0 == third)
+        .nth(5)
+        .expect("the third thread makes 20 calls");
+    changed.2 = -22;
+    let c = compare_auto(&a, &b, 16);
+    assert_eq!(
+        c.differences,
+        [(
+            vec![Kind::Ret],
+            (Some((100, 103)), Some(third)),
+            Some(5),
+            Some(5)
+        )]
+    );
+    assert_eq!(c.summary.differing, 1);
+    assert_eq!(c.summary.causes, 1);
+    assert_eq!(c.summary.compared, 80);
+}
+
+/// Two threads make 60 calls, more than a window, before two more start;
+/// in B the later two have tids with gaps and call first in the other
+/// order.
+#[test]
+fn threads_that_start_late_still_pair_by_rank() {
+    let window = 8;
+    let mut schedule_a = rounds(&[0, 1], 30);
+    let mut schedule_b = schedule_a.clone();
+    schedule_a.extend(rounds(&[0, 1, 2, 3], 10));
+    schedule_b.extend(rounds(&[0, 1, 3, 2], 10));
+    let a = run(100, &[101, 102, 103, 104], &schedule_a);
+    let b = run(200, &[201, 202, 204, 206], &schedule_b);
+    let c = compare_auto(&a, &b, window);
+    assert!(c.differences.is_empty(), "{:?}", c.differences);
+    assert_eq!(c.summary.threads, (4, 4, 4));
+    assert_eq!(c.summary.compared, 100);
+    assert_eq!(c.summary.window_overflows, 0);
+}
+
+/// A starts four threads, B three (another task took a tid between its
+/// first two): the first three pair by rank and compare equal, A's
+/// fourth is A's only, every one of its calls reported as such.
+#[test]
+fn a_thread_without_a_counterpart_of_its_rank_is_one_runs_only() {
+    let a = run(100, &[101, 102, 103, 104], &rounds(&[0, 1, 2, 3], 20));
+    let b = run(200, &[201, 203, 204], &rounds(&[1, 0, 2], 20));
+    let c = compare_auto(&a, &b, 16);
+    assert_eq!(c.summary.threads, (4, 3, 3));
+    assert_eq!(c.summary.threads_only, (1, 0));
+    assert_eq!(c.summary.compared, 60);
+    assert_eq!(c.summary.kinds.get(&Kind::OnlyInA), Some(&20));
+    assert_eq!(c.summary.differing, 20);
+    assert!(
+        c.differences
+            .iter()
+            .all(|d| d.1 == (Some((100, 104)), None) && d.0 == [Kind::OnlyInA]),
+        "{:?}",
+        c.differences
+    );
+}
+
+/// Threads that call in the reverse of their tid order, each five calls
+/// after the one before: each has to be ranked before the next (smaller)
+/// tid shows up, so the ranks follow first calls, in both runs alike,
+/// and the runs still compare equal. Meanwhile no thread waits unpaired
+/// for more than half a window of its process's calls: with no B at all,
+/// what A holds stays within a window per thread, every call reported.
+#[test]
+fn threads_waiting_for_their_rank_hold_at_most_a_window() {
+    let window = 8;
+    let mut schedule = Vec::new();
+    for started in 1..=5 {
+        let order: Vec<usize> = (5 - started..5).rev().collect();
+        schedule.extend(rounds(&order, 5));
+    }
+    let a = run(100, &[101, 102, 103, 104, 105], &schedule);
+    let b = run(200, &[201, 204, 206, 207, 209], &schedule);
+    let c = compare_auto(&a, &b, window);
+    assert!(c.differences.is_empty(), "{:?}", c.differences);
+    assert_eq!(c.summary.threads, (5, 5, 5));
+
+    let alone = compare_auto(&a, &[], window);
+    assert!(alone.most_queued.0 <= 5 * window, "{}", alone.most_queued.0);
+    assert_eq!(alone.summary.kinds.get(&Kind::OnlyInA), Some(&a.len()));
+    assert_eq!(alone.summary.threads, (5, 0, 0));
+}
+
+/// Two runs of one process id. A's thread 102 is ranked first, alone,
+/// before B's 102 calls, which then pairs with it by tid; so when B's
+/// thread 103 is ranked first in B, its place is taken. It pairs, as by
+/// order, with the thread of A that has waited a window of calls without
+/// a counterpart and began with the same call: A's 105, whose first
+/// window of calls was by then reported as A's only.
+#[test]
+fn a_thread_whose_rank_was_taken_by_tid_pairs_with_one_that_waited() {
+    let window = 8;
+    let a_102 = run(100, &[102], &rounds(&[0], 5));
+    let b_102 = run(100, &[102], &rounds(&[0], 5));
+    let a_105 = run(100, &[101, 105], &rounds(&[1], 10));
+    let b_103 = run(100, &[101, 103], &rounds(&[1], 10));
+    let fed: Vec<(Side, RunCall)> = a_102
+        .into_iter()
+        .map(|c| (Side::A, c))
+        .chain(b_102.into_iter().map(|c| (Side::B, c)))
+        .chain(a_105.into_iter().map(|c| (Side::A, c)))
+        .chain(b_103.into_iter().map(|c| (Side::B, c)))
+        .collect();
+    let c = compare_fed(&fed, window);
+    assert_eq!(c.summary.threads, (2, 2, 2));
+    // A's 105 alone for a window: its first 8 calls A's only. Then B's
+    // 103 fills the window with no common call in sight: A's last 2
+    // calls against its first 2, its next 6 and last 2 B's only.
+    assert_eq!(c.summary.window_overflows, 2);
+    let in_105: Vec<_> = c
+        .differences
+        .iter()
+        .filter(|d| d.1 .0 == Some((100, 105)))
+        .collect();
+    assert_eq!(in_105.len(), 18, "{:?}", c.differences);
+    assert!(in_105[..8]
+        .iter()
+        .all(|d| d.1 .1.is_none() && d.0 == [Kind::OnlyInA]));
+    assert!(in_105[8..].iter().all(|d| d.1 .1 == Some((100, 103))));
+    assert_eq!(c.summary.compared, 5 + 2);
 }

@@ -18,27 +18,11 @@
 //! both logs and the causes and consequences it reported.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
 
 use serde_json::Value;
 
-use crate::diffcheck::{read_log, untag, CallId, Logged};
-
-/// The options of `cause-check`.
-#[derive(Debug, clap::Args)]
-pub struct Args {
-    /// The workload's log of run A.
-    #[arg(long)]
-    workload_a: PathBuf,
-    /// The workload's log of run B.
-    #[arg(long)]
-    workload_b: PathBuf,
-    /// `reader diff --format json` of the two runs' traces.
-    #[arg(long)]
-    diff: PathBuf,
-}
-
-type Log = BTreeMap<CallId, Logged>;
+use crate::diffcheck::{describe_call, read_log, Log, Logged};
+use crate::diffreport::{Args, CallId, Difference, Report};
 
 /// The same call in both logs: the case and every argument word but
 /// `group_fd`'s fd number (whether it is an fd is the same) and the
@@ -132,63 +116,38 @@ struct Check {
 
 impl Check {
     fn who(&self, id: CallId) -> String {
-        let side = |m: &Log| {
-            m.get(&id)
-                .map_or_else(|| "no such call".to_owned(), Logged::describe)
-        };
-        format!(
-            "thread {} seq {}: A {} | B {}",
-            id.0,
-            id.1,
-            side(&self.log_a),
-            side(&self.log_b)
-        )
+        describe_call(&self.log_a, &self.log_b, id)
     }
 
-    fn difference(&mut self, line: usize, diff: &Value) {
-        let tag = |s: &str| diff[s]["args.5"].as_u64().and_then(untag);
-        let (a, b) = (tag("a"), tag("b"));
-        let thread = match (a, b) {
-            (Some(in_a), Some(in_b)) if in_a.0 != in_b.0 => {
-                self.fails.push(format!(
-                    "line {line}: pairs a call of thread {} with one of thread {}",
-                    in_a.0, in_b.0
-                ));
-                return;
-            }
-            (Some(id), _) | (None, Some(id)) => id.0,
-            (None, None) => {
-                self.fails.push(format!(
-                    "line {line}: a call without a workload tag: {diff}"
-                ));
+    /// One difference line of `reader diff`: calls of one thread.
+    fn difference(&mut self, diff: &Difference) {
+        let thread = match diff.call(|x, y| x.0 == y.0) {
+            Ok(id) => id.0,
+            Err(f) => {
+                self.fails.push(f);
                 return;
             }
         };
+        let line = diff.line;
         if !self.want.contains_key(&thread) {
             self.fails.push(format!(
-                "line {line}: a difference in thread {thread}, whose logs agree: {diff}"
+                "line {line}: a difference in thread {thread}, whose logs agree: {}",
+                diff.json
             ));
             return;
         }
-        match diff["role"].as_str() {
+        let (a, b) = (diff.a, diff.b);
+        match diff.role.as_deref() {
             Some("cause") => {
                 let id = a.or(b).expect("the thread came from a tag");
                 if a == b {
-                    let kinds: Vec<&str> = diff["kinds"]
-                        .as_array()
-                        .map(|k| k.iter().filter_map(Value::as_str).collect())
-                        .unwrap_or_default();
                     let ret_changed = self.log_a.get(&id).map(Logged::class)
                         != self.log_b.get(&id).map(Logged::class);
-                    if kinds
-                        .iter()
-                        .any(|k| *k == "input" || k.starts_with("only_in"))
-                        || kinds.contains(&"ret") != ret_changed
-                    {
+                    if diff.has("input") || diff.one_run_only() || diff.has("ret") != ret_changed {
                         self.fails.push(format!(
                             "{}: the cause is reported as [{}]",
                             self.who(id),
-                            kinds.join(", ")
+                            diff.kinds.join(", ")
                         ));
                     }
                 } else {
@@ -196,11 +155,10 @@ impl Check {
                         "line {line}: thread {thread}'s cause is not one call of both runs (A {a:?}, B {b:?})"
                     ));
                 }
-                let index = (diff["a"]["index"].as_u64(), diff["b"]["index"].as_u64());
-                self.causes
-                    .entry(thread)
-                    .or_default()
-                    .push(Cause { id, index });
+                self.causes.entry(thread).or_default().push(Cause {
+                    id,
+                    index: diff.index,
+                });
             }
             Some("consequence") => {
                 self.consequences
@@ -208,7 +166,7 @@ impl Check {
                     .or_default()
                     .push(Consequence {
                         line,
-                        names: diff["cause"].clone(),
+                        names: diff.cause.clone(),
                         a,
                         b,
                     });
@@ -268,35 +226,31 @@ impl Check {
         }
     }
 
-    fn summary(&mut self, s: &Value) {
-        let (na, nb) = (self.log_a.len() as u64, self.log_b.len() as u64);
-        if s["calls"]["a"].as_u64() != Some(na) || s["calls"]["b"].as_u64() != Some(nb) {
-            self.fails.push(format!(
-                "the traces hold {} and {} calls, the workloads made {na} and {nb}",
-                s["calls"]["a"], s["calls"]["b"],
-            ));
-        }
+    /// The summary: every call of both logs counted, `equal` right, and
+    /// the causes and consequences the report has.
+    fn summary(&mut self, report: &Report) {
+        let mismatches =
+            report.summary_mismatches(self.log_a.len(), self.log_b.len(), self.want.is_empty());
+        self.fails.extend(mismatches);
+        let Ok(summary) = report.summary() else {
+            return;
+        };
+        let (said_causes, said_consequences) = summary.roles();
         let causes = self.causes.values().map(Vec::len).sum::<usize>() as u64;
         let consequences = self.consequences.values().map(Vec::len).sum::<usize>() as u64;
-        if s["calls"]["causes"].as_u64() != Some(causes)
-            || s["calls"]["consequences"].as_u64() != Some(consequences)
+        if said_causes.as_u64() != Some(causes) || said_consequences.as_u64() != Some(consequences)
         {
             self.fails.push(format!(
-                "the summary counts {} causes and {} consequences, the report has {causes} and {consequences}",
-                s["calls"]["causes"], s["calls"]["consequences"]
+                "the summary counts {said_causes} causes and {said_consequences} consequences, the report has {causes} and {consequences}"
             ));
-        }
-        if s["equal"].as_bool() != Some(self.want.is_empty()) {
-            self.fails
-                .push(format!("the summary says equal = {}", s["equal"]));
         }
     }
 
-    /// Checks `diff` (`reader diff --format json`'s lines) against the logs.
+    /// Checks `report` (`reader diff --format json`) against the logs.
     ///
     /// # Errors
-    /// A line that is not JSON, or logs of two different workloads.
-    fn new(log_a: Log, log_b: Log, diff: &str, diff_name: &str) -> Result<Self, String> {
+    /// Logs of two different workloads.
+    fn new(log_a: Log, log_b: Log, report: &Report) -> Result<Self, String> {
         let want = expected(&log_a, &log_b)?;
         let mut check = Check {
             log_a,
@@ -306,26 +260,10 @@ impl Check {
             consequences: BTreeMap::new(),
             fails: Vec::new(),
         };
-        let mut summaries = 0;
-        for (i, line) in diff
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| !l.trim().is_empty())
-        {
-            let line: Value = serde_json::from_str(line)
-                .map_err(|e| format!("{diff_name}:{}: not JSON: {e}", i + 1))?;
-            if line["event"] == "summary" {
-                summaries += 1;
-                check.summary(&line);
-            } else {
-                check.difference(i + 1, &line);
-            }
+        for diff in &report.differences {
+            check.difference(diff);
         }
-        if summaries != 1 {
-            check
-                .fails
-                .push(format!("{summaries} summary lines instead of one"));
-        }
+        check.summary(report);
         check.roles();
         Ok(check)
     }
@@ -338,9 +276,8 @@ impl Check {
 pub fn run(args: &Args) -> Result<bool, String> {
     let log_a = read_log(&args.workload_a)?;
     let log_b = read_log(&args.workload_b)?;
-    let diff = std::fs::read_to_string(&args.diff)
-        .map_err(|e| format!("reading {}: {e}", args.diff.display()))?;
-    let check = Check::new(log_a, log_b, &diff, &args.diff.display().to_string())?;
+    let report = args.report()?;
+    let check = Check::new(log_a, log_b, &report)?;
     for f in &check.fails {
         eprintln!("cause-check: {f}");
     }
@@ -374,6 +311,7 @@ mod tests {
 
     use super::Check;
     use crate::diffcheck::parse_log;
+    use crate::diffreport::Report;
 
     const E2BIG: i64 = 7;
 
@@ -441,51 +379,47 @@ mod tests {
         (a.join("\n"), b.join("\n"))
     }
 
+    /// Thread 1's cause as `reader diff` must report it: seq 1, at index 1
+    /// in both runs, whose result and size written back changed.
+    fn the_cause() -> String {
+        diff(
+            1,
+            Some((1, 1)),
+            Some((1, 1)),
+            &["ret", "required_size"],
+            None,
+        )
+    }
+
+    /// B's retry of thread 1's seq 1 (seq 2, at index 2 in B only) naming
+    /// `cause` as its cause (`None`: reported as a cause itself).
+    fn the_retry(cause: Option<(u64, u64)>) -> String {
+        diff(1, None, Some((2, 2)), &["only_in_b"], cause)
+    }
+
     fn fails(report: &[String]) -> Vec<String> {
         let (a, b) = logs();
         let (a, b) = (parse_log(&a, "A").unwrap(), parse_log(&b, "B").unwrap());
-        Check::new(a, b, &report.join("\n"), "diff").unwrap().fails
+        let report = Report::parse(&report.join("\n"), "diff").unwrap();
+        Check::new(a, b, &report).unwrap().fails
     }
 
     #[test]
     fn the_right_roles_pass() {
-        let report = [
-            diff(
-                1,
-                Some((1, 1)),
-                Some((1, 1)),
-                &["ret", "required_size"],
-                None,
-            ),
-            diff(1, None, Some((2, 2)), &["only_in_b"], Some((1, 1))),
-            summary(3, 4, 1, 1),
-        ];
+        let report = [the_cause(), the_retry(Some((1, 1))), summary(3, 4, 1, 1)];
         assert_eq!(fails(&report), Vec::<String>::new());
     }
 
     #[test]
     fn a_consequence_reported_as_a_second_cause_fails() {
-        let report = [
-            diff(
-                1,
-                Some((1, 1)),
-                Some((1, 1)),
-                &["ret", "required_size"],
-                None,
-            ),
-            diff(1, None, Some((2, 2)), &["only_in_b"], None),
-            summary(3, 4, 2, 0),
-        ];
+        let report = [the_cause(), the_retry(None), summary(3, 4, 2, 0)];
         let f = fails(&report);
         assert!(f.iter().any(|f| f.contains("2 causes reported")), "{f:?}");
     }
 
     #[test]
     fn the_cause_on_a_later_call_fails() {
-        let report = [
-            diff(1, None, Some((2, 2)), &["only_in_b"], None),
-            summary(3, 4, 1, 0),
-        ];
+        let report = [the_retry(None), summary(3, 4, 1, 0)];
         let f = fails(&report);
         assert!(
             f.iter().any(|f| f.contains("is not one call of both runs")),
@@ -499,28 +433,9 @@ mod tests {
 
     #[test]
     fn a_consequence_naming_another_cause_or_none_fails() {
-        let report = [
-            diff(
-                1,
-                Some((1, 1)),
-                Some((1, 1)),
-                &["ret", "required_size"],
-                None,
-            ),
-            diff(1, None, Some((2, 2)), &["only_in_b"], Some((0, 0))),
-            summary(3, 4, 1, 1),
-        ];
+        let report = [the_cause(), the_retry(Some((0, 0))), summary(3, 4, 1, 1)];
         assert!(fails(&report).iter().any(|f| f.contains("names the cause")));
-        let report = [
-            diff(
-                1,
-                Some((1, 1)),
-                Some((1, 1)),
-                &["ret", "required_size"],
-                None,
-            ),
-            summary(3, 4, 1, 0),
-        ];
+        let report = [the_cause(), summary(3, 4, 1, 0)];
         assert!(fails(&report)
             .iter()
             .any(|f| f.contains("no consequence is reported")));
@@ -529,14 +444,8 @@ mod tests {
     #[test]
     fn a_difference_in_a_thread_that_agrees_fails() {
         let report = [
-            diff(
-                1,
-                Some((1, 1)),
-                Some((1, 1)),
-                &["ret", "required_size"],
-                None,
-            ),
-            diff(1, None, Some((2, 2)), &["only_in_b"], Some((1, 1))),
+            the_cause(),
+            the_retry(Some((1, 1))),
             diff(2, Some((0, 0)), Some((0, 0)), &["ret"], None),
             summary(3, 4, 2, 1),
         ];

@@ -12,24 +12,11 @@
 //! class differs, and count all calls of both logs (nothing lost).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::Deserialize;
-use serde_json::Value;
 
-/// The options of `diff-check`.
-#[derive(Debug, clap::Args)]
-pub struct Args {
-    /// The workload's log of run A.
-    #[arg(long)]
-    workload_a: PathBuf,
-    /// The workload's log of run B.
-    #[arg(long)]
-    workload_b: PathBuf,
-    /// `reader diff --format json` of the two runs' traces.
-    #[arg(long)]
-    diff: PathBuf,
-}
+use crate::diffreport::{numbered_lines, Args, CallId, Difference};
 
 /// What the check needs of one logged call.
 #[derive(Debug, Deserialize)]
@@ -89,49 +76,48 @@ impl Logged {
     }
 }
 
-pub(crate) type CallId = (u32, u32);
+/// A workload's log: its calls by (thread, seq).
+pub(crate) type Log = BTreeMap<CallId, Logged>;
 
-pub(crate) fn read_log(path: &Path) -> Result<BTreeMap<CallId, Logged>, String> {
+/// "thread T seq S" and both logs' outcomes of that call.
+pub(crate) fn describe_call(log_a: &Log, log_b: &Log, id: CallId) -> String {
+    let side = |m: &Log| {
+        m.get(&id)
+            .map_or_else(|| "no such call".to_owned(), Logged::describe)
+    };
+    format!(
+        "thread {} seq {}: A {} | B {}",
+        id.0,
+        id.1,
+        side(log_a),
+        side(log_b)
+    )
+}
+
+pub(crate) fn read_log(path: &Path) -> Result<Log, String> {
     let text =
         std::fs::read_to_string(path).map_err(|e| format!("reading {}: {e}", path.display()))?;
     parse_log(&text, &path.display().to_string())
 }
 
 /// The calls of a workload log's `text` (`name` for the errors).
-pub(crate) fn parse_log(text: &str, name: &str) -> Result<BTreeMap<CallId, Logged>, String> {
+pub(crate) fn parse_log(text: &str, name: &str) -> Result<Log, String> {
     let mut out = BTreeMap::new();
-    for (i, line) in text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-    {
+    for (n, line) in numbered_lines(text) {
         let l: Logged = serde_json::from_str(line)
-            .map_err(|e| format!("{name}:{}: not a workload line: {e}", i + 1))?;
+            .map_err(|e| format!("{name}:{n}: not a workload line: {e}"))?;
         if out.insert((l.thread, l.seq), l).is_some() {
             return Err(format!(
-                "{name}:{}: a second call with this thread and seq",
-                i + 1
+                "{name}:{n}: a second call with this thread and seq"
             ));
         }
     }
     Ok(out)
 }
 
-/// The (thread, seq) a tag names: `0xa5 << 56 | script << 40 | thread << 24 | seq`.
-pub(crate) fn untag(tag: u64) -> Option<CallId> {
-    (tag >> 56 == 0xa5).then(|| {
-        let thread = u32::try_from((tag >> 24) & 0xffff).expect("16 bits");
-        let seq = u32::try_from(tag & 0xff_ffff).expect("24 bits");
-        (thread, seq)
-    })
-}
-
 /// What the two logs say must differ: the call, and whether its result
 /// class differs (`None`: a call of one log only).
-fn expected(
-    a: &BTreeMap<CallId, Logged>,
-    b: &BTreeMap<CallId, Logged>,
-) -> Result<BTreeMap<CallId, Option<bool>>, String> {
+fn expected(a: &Log, b: &Log) -> Result<BTreeMap<CallId, Option<bool>>, String> {
     let mut out = BTreeMap::new();
     for (id, la) in a {
         let Some(lb) = b.get(id) else {
@@ -158,48 +144,24 @@ fn expected(
 
 /// The check's state: the logs, what must differ, what was found.
 struct Check {
-    log_a: BTreeMap<CallId, Logged>,
-    log_b: BTreeMap<CallId, Logged>,
+    log_a: Log,
+    log_b: Log,
     want: BTreeMap<CallId, Option<bool>>,
     seen: BTreeSet<CallId>,
     fails: Vec<String>,
 }
 
 impl Check {
-    /// "thread T seq S" and both logs' outcomes.
     fn who(&self, id: CallId) -> String {
-        let side = |m: &BTreeMap<CallId, Logged>| {
-            m.get(&id)
-                .map_or_else(|| "no such call".to_owned(), Logged::describe)
-        };
-        format!(
-            "thread {} seq {}: A {} | B {}",
-            id.0,
-            id.1,
-            side(&self.log_a),
-            side(&self.log_b)
-        )
+        describe_call(&self.log_a, &self.log_b, id)
     }
 
-    /// One difference line of `reader diff`.
-    fn difference(&mut self, n: usize, diff: &Value) {
-        let side = |s: &str| diff[s]["args.5"].as_u64().and_then(untag);
-        let kinds: Vec<&str> = diff["kinds"]
-            .as_array()
-            .map(|k| k.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
-        let id = match (side("a"), side("b")) {
-            (Some(x), Some(y)) if x != y => {
-                self.fails.push(format!(
-                    "line {n}: pairs thread {} seq {} with thread {} seq {}",
-                    x.0, x.1, y.0, y.1
-                ));
-                return;
-            }
-            (Some(x), _) | (None, Some(x)) => x,
-            (None, None) => {
-                self.fails
-                    .push(format!("line {n}: a call without a workload tag: {diff}"));
+    /// One difference line of `reader diff`: one call of both runs.
+    fn difference(&mut self, diff: &Difference) {
+        let id = match diff.call(|x, y| x == y) {
+            Ok(id) => id,
+            Err(f) => {
+                self.fails.push(f);
                 return;
             }
         };
@@ -209,32 +171,15 @@ impl Check {
         let ok = match self.want.get(&id) {
             // The workloads agree.
             None => false,
-            Some(None) => kinds.iter().any(|k| k.starts_with("only_in")),
-            Some(Some(ret)) => {
-                !kinds.iter().any(|k| k.starts_with("only_in")) && *ret == kinds.contains(&"ret")
-            }
+            Some(None) => diff.one_run_only(),
+            Some(Some(ret)) => !diff.one_run_only() && *ret == diff.has("ret"),
         };
         if !ok {
             self.fails.push(format!(
                 "{}: reported as [{}]",
                 self.who(id),
-                kinds.join(", ")
+                diff.kinds.join(", ")
             ));
-        }
-    }
-
-    /// The summary line: every call of both logs counted, `equal` right.
-    fn summary(&mut self, s: &Value) {
-        let (na, nb) = (self.log_a.len() as u64, self.log_b.len() as u64);
-        if s["calls"]["a"].as_u64() != Some(na) || s["calls"]["b"].as_u64() != Some(nb) {
-            self.fails.push(format!(
-                "the traces hold {} and {} calls, the workloads made {na} and {nb}",
-                s["calls"]["a"], s["calls"]["b"],
-            ));
-        }
-        if s["equal"].as_bool() != Some(self.want.is_empty()) {
-            self.fails
-                .push(format!("the summary says equal = {}", s["equal"]));
         }
     }
 }
@@ -254,28 +199,13 @@ pub fn run(args: &Args) -> Result<bool, String> {
         seen: BTreeSet::new(),
         fails: Vec::new(),
     };
-    let text = std::fs::read_to_string(&args.diff)
-        .map_err(|e| format!("reading {}: {e}", args.diff.display()))?;
-    let mut summaries = 0;
-    for (i, line) in text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-    {
-        let line: Value = serde_json::from_str(line)
-            .map_err(|e| format!("{}:{}: not JSON: {e}", args.diff.display(), i + 1))?;
-        if line["event"] == "summary" {
-            summaries += 1;
-            check.summary(&line);
-        } else {
-            check.difference(i + 1, &line);
-        }
+    let report = args.report()?;
+    for diff in &report.differences {
+        check.difference(diff);
     }
-    if summaries != 1 {
-        check
-            .fails
-            .push(format!("{summaries} summary lines instead of one"));
-    }
+    let summary_mismatches =
+        report.summary_mismatches(check.log_a.len(), check.log_b.len(), check.want.is_empty());
+    check.fails.extend(summary_mismatches);
     let missing: Vec<CallId> = check
         .want
         .keys()

@@ -35,6 +35,7 @@ mod causecheck;
 mod compare;
 mod device;
 mod diffcheck;
+mod diffreport;
 mod expect;
 mod filters;
 #[allow(dead_code)]
@@ -130,10 +131,10 @@ enum Cmd {
         files: Vec<PathBuf>,
     },
     /// Check `reader diff --format json` against two workload logs.
-    DiffCheck(diffcheck::Args),
+    DiffCheck(diffreport::Args),
     /// Check the causes and consequences of `reader diff --format json`
     /// against two logs of a workload that reacts to results.
-    CauseCheck(causecheck::Args),
+    CauseCheck(diffreport::Args),
     /// Drive /dev/antinomie.
     Device {
         /// info, enable, disable, counters, or ring-size BYTES.

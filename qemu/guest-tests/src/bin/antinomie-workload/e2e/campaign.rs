@@ -38,7 +38,18 @@
 //! BPF contender (`antinomie-bpf --variant tp|raw`, `qemu/bpf-contender/`)
 //! attached throughout instead of capture: the differential then measures
 //! what a tracepoint + BPF tracer changes in the traced calls, and its
-//! summary counts the attrs it could not read.
+//! summary counts the attrs it could not read. A pass `on+bpf` is a pass
+//! `on` that captures every epoch (`reader --follow -w TRACE`) with the
+//! contender attached as well: it measures fidelity, whether each tracer
+//! recorded the attr the kernel used (`fidelity.rs`). Capture's records say
+//! what the kernel used (the ENTRY's attr, or the kernel's own copy in the
+//! EXIT with `ANTINOMIE_EXIT_F_ATTR_MISMATCH` when a racing writer changed
+//! the attr between the two reads); on every call the writer does not
+//! touch, that must be the bytes placed. Per call, the contender's attr is
+//! compared with it over the bytes both have; the pass counts the
+//! contender's wrong, unread and truncated attrs, and capture's flagged
+//! calls. The differential holds this pass to the first as well: both
+//! tracers at once must not change a call either.
 //!
 //! Checks, each failing the run with a line that says what differed:
 //!
@@ -47,14 +58,18 @@
 //!   and the reader's own summary), and produced + lost = 2 records per call
 //!   the threads pinned to that CPU made, so every call is accounted for;
 //!   in lossless mode none is lost, no skipped record;
-//! * the differential: per call, the pass `on` must give what the first
+//! * the differential: per call, every later pass must give what the first
 //!   pass gave: the same result (`-errno`, or a new fd with or without
 //!   `FD_CLOEXEC`: fd numbers depend on the other threads), the same user
 //!   memory afterwards (a digest of every byte placed for the call: the
 //!   kernel writes `attr.size` back on `E2BIG`, the capture must write
 //!   nothing) and the same number of userfaultfd page faults (a capture that
 //!   reads a byte the kernel does not read adds a fault);
-//! * no fd leaks: a pass ends with the fds it started with.
+//! * no fd leaks: a pass ends with the fds it started with;
+//! * in a pass `on+bpf`: both tracers recorded each thread's calls, with
+//!   the same argument words; capture's record of a call the racing writer
+//!   does not touch is the bytes placed, without `ATTR_MISMATCH`; and
+//!   every `ATTR_MISMATCH` comes with the kernel's copy.
 //!
 //! The racing writer's calls are drawn from the seed like the others, so
 //! every pass makes them at the same positions; their result depends on
@@ -69,6 +84,7 @@ mod arena;
 mod capture;
 mod contender;
 mod draw;
+mod fidelity;
 mod pass;
 mod thread;
 
@@ -138,6 +154,10 @@ enum PassKind {
     On,
     /// Capture off, the BPF contender attached throughout.
     Bpf,
+    /// Capture on in every epoch and the BPF contender attached: the
+    /// fidelity of both tracers' attrs, call by call.
+    #[value(name = "on+bpf")]
+    OnBpf,
 }
 
 /// A check to break on purpose (`--test-break`).
@@ -267,7 +287,7 @@ fn run(args: &Args) -> Result<bool, String> {
             took.as_secs_f64(),
             calls - compared
         );
-        if *kind == PassKind::On {
+        if matches!(kind, PassKind::On | PassKind::OnBpf) {
             let _ = write!(
                 line,
                 "; {} capture epochs ({} calls: {} records produced and consumed, {} lost), {} epochs with capture off",
@@ -294,6 +314,20 @@ fn run(args: &Args) -> Result<bool, String> {
             );
         }
         println!("{line}");
+        if let Some(f) = &tally.fidelity {
+            println!(
+                "campaign: pass {i} ({kind:?}): fidelity over {} calls ({} racing-writer calls): BPF contender: attr not what the kernel used {} ({} of them racing-writer calls), attr read failed {} ({} where the kernel read the attr), truncated at 136 bytes {}; capture: ENTRY not the kernel's copy {} (each flagged with the kernel's bytes in the EXIT), record not what the kernel used {}",
+                f.calls,
+                f.racy,
+                f.contender_wrong,
+                f.contender_wrong_racy,
+                f.contender_unread,
+                f.contender_unread_kernel_read,
+                f.contender_truncated,
+                f.capture_flagged,
+                f.capture_wrong
+            );
+        }
         println!(
             "campaign: pass {i} ({kind:?}): {} counter mismatches",
             tally.mismatches.len()

@@ -30,13 +30,12 @@
 //! the thread), streamed to stdout as it is made. Every attr has `disabled`
 //! set, so nothing counts; every fd is closed by the end of its round.
 
-use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
 
 use super::caller::{close, Caller, Ptr};
-use super::random::Rng;
+use super::random::{stream_threads, Rng};
 use super::system::online_cpus;
 use super::{Attr, PERF_COUNT_SW_CPU_CLOCK, PERF_FLAG_FD_CLOEXEC};
 
@@ -199,32 +198,13 @@ pub fn main(args: &[String]) -> ExitCode {
     let args = Args::parse_from(args);
     let cpus = online_cpus();
     let threads = args.threads.unwrap_or(cpus.len()).max(1);
-    let (tx, rx) = crossbeam_channel::bounded::<String>(256);
-    let handles: Vec<_> = (0..threads)
-        .map(|i| {
-            let tx = tx.clone();
-            let cpu = cpus[i % cpus.len()];
-            let thread = u32::try_from(i + 1).expect("fewer than 2^32 threads");
-            std::thread::spawn(move || thread_rounds(args.seed, thread, cpu, args.rounds, &tx))
-        })
-        .collect();
-    drop(tx);
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
-    let mut written = true;
-    for line in rx {
-        if writeln!(out, "{line}").is_err() {
-            // Broken pipe: the threads stop at their next send.
-            written = false;
-            break;
-        }
-    }
-    let written = written && out.flush().is_ok();
-    let (calls, ok) = handles
-        .into_iter()
-        .map(|h| h.join().expect("a workload thread panicked"))
-        .fold((0, 0), |(c, s), (tc, ts)| (c + tc, s + ts));
-    if written {
+    let results = stream_threads(threads, &cpus, |thread, cpu, lines| {
+        thread_rounds(args.seed, thread, cpu, args.rounds, lines)
+    });
+    if let Some(results) = results {
+        let (calls, ok) = results
+            .into_iter()
+            .fold((0, 0), |(c, s), (tc, ts)| (c + tc, s + ts));
         eprintln!(
             "antinomie-workload: dependent: seed {}, {} rounds in each of {threads} threads, {calls} calls, {ok} succeeded",
             args.seed, args.rounds

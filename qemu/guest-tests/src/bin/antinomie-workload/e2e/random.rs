@@ -290,7 +290,7 @@ pub(super) fn attr_bytes(rng: &mut Rng, kind: AttrKind) -> Attr {
 
 /// What the draws of one thread take from its surroundings, fixed for
 /// the run.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 struct Surroundings {
     cpus: Vec<u32>,
     tracepoint_id: u64,
@@ -579,6 +579,50 @@ fn thread_calls(
     alive.then_some(ok)
 }
 
+/// Runs the `threads` threads of a seeded workload (`random`, `dependent`)
+/// and writes the log lines they send to stdout as they come, so memory
+/// stays bounded whatever the run's length. Thread `t` (from 1, the stream
+/// of its [`Rng`]) runs `work(t, cpu, lines)`, pinned by `work` to `cpu`
+/// (the CPUs of `cpus` in turn), and sends its lines to `lines`. Returns
+/// the threads' results in thread order once all have ended, or `None`
+/// when stdout went away (the threads stop at their next send).
+pub(super) fn stream_threads<R: Send>(
+    threads: usize,
+    cpus: &[u32],
+    work: impl Fn(u32, u32, &crossbeam_channel::Sender<String>) -> R + Sync,
+) -> Option<Vec<R>> {
+    let (tx, rx) = crossbeam_channel::bounded::<String>(256);
+    std::thread::scope(|s| {
+        let work = &work;
+        let handles: Vec<_> = (0..threads)
+            .map(|i| {
+                let tx = tx.clone();
+                let cpu = cpus[i % cpus.len()];
+                let thread = u32::try_from(i + 1).expect("fewer than 2^32 threads");
+                s.spawn(move || work(thread, cpu, &tx))
+            })
+            .collect();
+        // The threads hold the only senders: the loop ends when all have.
+        drop(tx);
+        let stdout = std::io::stdout();
+        let mut out = std::io::BufWriter::new(stdout.lock());
+        let mut written = true;
+        for line in rx {
+            if writeln!(out, "{line}").is_err() {
+                // Broken pipe: the threads stop at their next send.
+                written = false;
+                break;
+            }
+        }
+        let written = written && out.flush().is_ok();
+        let results = handles
+            .into_iter()
+            .map(|h| h.join().expect("a workload thread panicked"))
+            .collect();
+        written.then_some(results)
+    })
+}
+
 /// Runs the workload with `args` (`args[0]` is `random`).
 pub fn main(args: &[String]) -> ExitCode {
     let args = Args::parse_from(args);
@@ -608,35 +652,13 @@ pub fn main(args: &[String]) -> ExitCode {
         tracepoint_id,
         other_pid,
     };
-    let (tx, rx) = crossbeam_channel::bounded::<String>(256);
-    let handles: Vec<_> = (0..threads)
-        .map(|i| {
-            let tx = tx.clone();
-            let around = around.clone();
-            let cpu = around.cpus[i % around.cpus.len()];
-            // The first N % T threads make one call more.
-            let calls = args.calls / threads + usize::from(i < args.calls % threads);
-            let thread = u32::try_from(i + 1).expect("fewer than 2^32 threads");
-            std::thread::spawn(move || thread_calls(args.seed, thread, cpu, &around, calls, &tx))
-        })
-        .collect();
-    drop(tx);
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
-    let mut written = true;
-    for line in rx {
-        if written && writeln!(out, "{line}").is_err() {
-            // Broken pipe: the threads stop at their next send.
-            written = false;
-            break;
-        }
-    }
-    let written = written && out.flush().is_ok();
-    let results: Vec<Option<usize>> = handles
-        .into_iter()
-        .map(|h| h.join().expect("a workload thread panicked"))
-        .collect();
-    if written {
+    let results = stream_threads(threads, &around.cpus, |thread, cpu, lines| {
+        // The first N % T threads make one call more.
+        let index = usize::try_from(thread - 1).expect("a u32 fits in usize");
+        let calls = args.calls / threads + usize::from(index < args.calls % threads);
+        thread_calls(args.seed, thread, cpu, &around, calls, lines)
+    });
+    if let Some(results) = results {
         let ok: usize = results.iter().flatten().sum();
         eprintln!(
             "antinomie-workload: random: seed {}, {} calls over {threads} threads, {ok} succeeded",

@@ -18,20 +18,26 @@ pub(super) fn counters(dev: &Device) -> Result<Vec<(u32, u64, [u64; abi::LOST_NR
         .collect())
 }
 
-/// `reader --follow --enable --lossless`, its summary on stderr in a file.
-/// Lossless: a call whose record finds its ring full waits for the reader,
-/// so an epoch loses no record.
+/// `reader --follow --enable --lossless [-w TRACE]`, its summary on stderr
+/// in a file. Lossless: a call whose record finds its ring full waits for
+/// the reader, so an epoch loses no record.
 pub(super) struct Reader {
     child: Child,
     err_path: PathBuf,
 }
 
 impl Reader {
-    pub(super) fn start(bin: &Path, err_path: &Path) -> Result<Self, String> {
+    /// Starts it, with `-w trace` if given, and waits until capture is on.
+    pub(super) fn start(bin: &Path, err_path: &Path, trace: Option<&Path>) -> Result<Self, String> {
         let err =
             std::fs::File::create(err_path).map_err(|e| format!("{}: {e}", err_path.display()))?;
         let mut child = Command::new(bin)
             .args(["--follow", "--enable", "--lossless"])
+            .args(
+                trace
+                    .iter()
+                    .flat_map(|t| [std::ffi::OsStr::new("-w"), t.as_os_str()]),
+            )
             .stdout(Stdio::null())
             .stderr(err)
             .spawn()
@@ -113,7 +119,7 @@ impl SummaryRow {
     }
 }
 
-/// The running totals of a pass `on`.
+/// The running totals of a pass.
 #[derive(Debug, Default)]
 pub(super) struct Tally {
     pub(super) capture_epochs: usize,
@@ -121,8 +127,11 @@ pub(super) struct Tally {
     pub(super) calls_captured: u64,
     pub(super) records_produced: u64,
     pub(super) records_lost: u64,
-    /// A pass `bpf`: the contender's summary.
+    /// A pass `bpf` or `on+bpf`: the contender's summary.
     pub(super) contender: Option<super::contender::ContenderSummary>,
+    /// A pass `on+bpf`: each call's attr as each tracer recorded it against
+    /// the attr the kernel used.
+    pub(super) fidelity: Option<super::fidelity::Fidelity>,
     pub(super) mismatches: Vec<String>,
 }
 

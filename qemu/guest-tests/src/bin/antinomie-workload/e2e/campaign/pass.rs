@@ -13,6 +13,8 @@ use crate::e2e::system::pin;
 use super::arena::Arena;
 use super::capture::{check_epoch, counters, Reader, Tally};
 use super::contender::Contender;
+use super::draw::{draw, Place};
+use super::fidelity::{capture_calls, contender_calls, CaptureCall, Compared, Fidelity};
 use super::thread::{calls_of_thread, epoch_calls, thread_pass, Outcome, Shared};
 use super::{Args, PassKind, STREAM_BASE};
 /// The ring sizes an epoch picks from, with their weights.
@@ -59,29 +61,34 @@ pub(super) fn run_pass(
         epochs: epochs.len(),
     };
     let device_present = args.device.exists();
+    let capturing = matches!(kind, PassKind::On | PassKind::OnBpf);
     // Capture off before the leaders are opened; in a pass `off`, the
     // counters must not move (if there is a device).
     let off_counters = if device_present {
         let dev = Device::open(&args.device)?;
         dev.disable()?;
         Some(counters(&dev)?)
-    } else if kind == PassKind::On {
+    } else if capturing {
         return Err(format!(
-            "{} is missing: a pass `on` needs it",
+            "{} is missing: a pass {kind:?} needs it",
             args.device.display()
         ));
     } else {
         None
     };
     let err_path = PathBuf::from(format!("/tmp/campaign-reader.{}.err", std::process::id()));
-    // A pass `bpf`: attached before the leaders are opened, so that every
-    // call of the pass is traced.
-    let contender = if kind == PassKind::Bpf {
-        let id = std::process::id();
+    let id = std::process::id();
+    let records_path = PathBuf::from(format!("/tmp/campaign-bpf.{id}.records"));
+    // A pass `on+bpf`: each capture epoch's trace, kept for the comparison.
+    let trace_path = PathBuf::from(format!("/tmp/campaign-capture.{id}.trace"));
+    let mut captured: Vec<CaptureCall> = Vec::new();
+    // A pass `bpf` or `on+bpf`: attached before the leaders are opened, so
+    // that every call of the pass is traced.
+    let contender = if matches!(kind, PassKind::Bpf | PassKind::OnBpf) {
         Some(Contender::start(
             &args.bpf,
             &args.bpf_variant,
-            &PathBuf::from(format!("/tmp/campaign-bpf.{id}.records")),
+            &records_path,
             &PathBuf::from(format!("/tmp/campaign-bpf.{id}.err")),
         )?)
     } else {
@@ -89,7 +96,7 @@ pub(super) fn run_pass(
     };
     let thread_cpu = |t: usize| cpus[t % cpus.len()];
     let mut result = Ok(());
-    let outcomes = std::thread::scope(|s| {
+    let (tids, outcomes): (Vec<u32>, Vec<Vec<Outcome>>) = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
                 let shared = &shared;
@@ -98,8 +105,8 @@ pub(super) fn run_pass(
                 let cpu = thread_cpu(t);
                 s.spawn(move || {
                     let pinned = pin(cpu).is_some();
-                    let out = thread_pass(shared, arena, t, calls);
-                    (pinned, out)
+                    let (tid, out) = thread_pass(shared, arena, t, calls);
+                    (pinned, tid, out)
                 })
             })
             .collect();
@@ -108,14 +115,17 @@ pub(super) fn run_pass(
         for (e, epoch) in epochs.iter().enumerate() {
             let mut reader = None;
             let mut before = None;
-            if result.is_ok() && kind == PassKind::On {
+            if result.is_ok() && capturing {
                 let step = || -> Result<_, String> {
                     let dev = Device::open(&args.device)?;
                     dev.disable()?;
-                    if epoch.capture {
+                    // A pass `on+bpf` captures every epoch: each call needs
+                    // the kernel's attr from capture's records.
+                    if epoch.capture || kind == PassKind::OnBpf {
                         dev.set_ring_size(epoch.ring_size)?;
                         drop(dev);
-                        Ok((Some(Reader::start(&args.reader, &err_path)?), None))
+                        let trace = (kind == PassKind::OnBpf).then_some(trace_path.as_path());
+                        Ok((Some(Reader::start(&args.reader, &err_path, trace)?), None))
                     } else {
                         Ok((None, Some(counters(&dev)?)))
                     }
@@ -153,6 +163,16 @@ pub(super) fn run_pass(
                     Ok((rows, counters)) => check_epoch(e, &calls_on_cpu, &rows, &counters, tally),
                     Err(why) => result = Err(format!("epoch {e}: {why}")),
                 }
+                if kind == PassKind::OnBpf && result.is_ok() {
+                    match std::fs::read(&trace_path)
+                        .map_err(|e| format!("{}: {e}", trace_path.display()))
+                        .and_then(|t| capture_calls(&t))
+                    {
+                        Ok(calls) => captured.extend(calls),
+                        Err(why) => result = Err(format!("epoch {e}: the trace: {why}")),
+                    }
+                    let _ = std::fs::remove_file(&trace_path);
+                }
             } else if let Some(b) = before {
                 tally.off_epochs += 1;
                 match Device::open(&args.device).and_then(|d| counters(&d)) {
@@ -168,16 +188,16 @@ pub(super) fn run_pass(
             .into_iter()
             .enumerate()
             .map(|(t, h)| {
-                let (pinned, out) = h.join().expect("a campaign thread panicked");
+                let (pinned, tid, out) = h.join().expect("a campaign thread panicked");
                 if !pinned {
                     result = Err(format!(
                         "thread {t} could not pin itself to cpu {}",
                         thread_cpu(t)
                     ));
                 }
-                out
+                (tid, out)
             })
-            .collect::<Vec<_>>()
+            .unzip()
     });
     if let Some(c) = contender {
         match c.stop() {
@@ -191,7 +211,7 @@ pub(super) fn run_pass(
                     || summary.exits != calls
                 {
                     tally.mismatches.push(format!(
-                        "pass bpf: {calls} calls, but the contender says {summary:?}"
+                        "pass {kind:?}: {calls} calls, but the contender says {summary:?}"
                     ));
                 }
                 tally.contender = Some(summary);
@@ -200,7 +220,30 @@ pub(super) fn run_pass(
         }
     }
     result?;
-    if let Some(before) = off_counters.filter(|_| kind != PassKind::On) {
+    if kind == PassKind::OnBpf {
+        let records =
+            std::fs::read(&records_path).map_err(|e| format!("{}: {e}", records_path.display()))?;
+        let fidelity = compare(
+            args,
+            cpus,
+            &tids,
+            &outcomes,
+            captured,
+            &contender_calls(&records)?,
+        );
+        tally
+            .mismatches
+            .extend(fidelity.errors.iter().take(20).cloned());
+        if fidelity.errors.len() > 20 {
+            tally.mismatches.push(format!(
+                "{} more fidelity errors",
+                fidelity.errors.len() - 20
+            ));
+        }
+        tally.fidelity = Some(fidelity);
+    }
+    let _ = std::fs::remove_file(&records_path);
+    if let Some(before) = off_counters.filter(|_| !capturing) {
         let after = counters(&Device::open(&args.device)?)?;
         if after != before {
             tally.mismatches.push(format!(
@@ -210,4 +253,61 @@ pub(super) fn run_pass(
     }
     let _ = std::fs::remove_file(&err_path);
     Ok(outcomes)
+}
+
+/// A pass `on+bpf`: pairs each thread's calls as capture and the contender
+/// recorded them (both in call order: a thread stays on its CPU, and its
+/// records are in time order there), draws the calls again for the bytes
+/// placed, and counts the fidelity of both tracers.
+fn compare(
+    args: &Args,
+    cpus: &[u32],
+    tids: &[u32],
+    outcomes: &[Vec<Outcome>],
+    mut captured: Vec<CaptureCall>,
+    contender: &[super::fidelity::ContenderCall],
+) -> Fidelity {
+    let mut fidelity = Fidelity::default();
+    captured.sort_by_key(|c| (c.tid, c.time_ns));
+    let pid = std::process::id();
+    for (t, (&tid, out)) in tids.iter().zip(outcomes).enumerate() {
+        let by_capture: Vec<&CaptureCall> = captured.iter().filter(|c| c.tid == tid).collect();
+        // The first is the thread's leader, opened with capture off.
+        let by_contender: Vec<_> = contender
+            .iter()
+            .filter(|c| c.pid == pid && c.tid == tid)
+            .skip(1)
+            .collect();
+        if by_capture.len() != out.len() || by_contender.len() != out.len() {
+            fidelity.errors.push(format!(
+                "thread {t} (tid {tid}) made {} calls, capture recorded {}, the contender {} after the leader",
+                out.len(),
+                by_capture.len(),
+                by_contender.len()
+            ));
+            continue;
+        }
+        let mut rng = Rng::new(
+            args.seed,
+            STREAM_BASE + 1 + u32::try_from(t).expect("few threads"),
+        );
+        for (k, (capture, contender)) in by_capture.into_iter().zip(by_contender).enumerate() {
+            let call = draw(&mut rng, cpus);
+            let placed: &[u8] = if call.place == Place::Null {
+                &[]
+            } else {
+                &call.bytes
+            };
+            fidelity.add(
+                &Compared {
+                    capture,
+                    contender,
+                    racy: !out[k].compared,
+                    placed,
+                },
+                &format!("thread {t} call {k} ({})", call.describe()),
+            );
+        }
+    }
+    fidelity
 }

@@ -125,8 +125,16 @@ pub(super) fn calls_of_thread(calls: usize, threads: usize, t: usize) -> usize {
 }
 
 /// One thread's pass: its leader, then its calls, epoch by epoch, in step
-/// with the main thread.
-pub(super) fn thread_pass(shared: &Shared, arena: &Arena, t: usize, calls: usize) -> Vec<Outcome> {
+/// with the main thread. Returns its tid (what the tracers record) and its
+/// outcomes.
+pub(super) fn thread_pass(
+    shared: &Shared,
+    arena: &Arena,
+    t: usize,
+    calls: usize,
+) -> (u32, Vec<Outcome>) {
+    // SAFETY: gettid(2) has no preconditions.
+    let tid = u32::try_from(unsafe { libc::gettid() }).expect("a tid");
     let threads = shared.leaders.len();
     let leader_attr = {
         let mut a = Attr::sw(PERF_COUNT_SW_CPU_CLOCK);
@@ -180,5 +188,5 @@ pub(super) fn thread_pass(shared: &Shared, arena: &Arena, t: usize, calls: usize
         // SAFETY: this thread's leader fd, not used after this.
         unsafe { libc::close(leader) };
     }
-    out
+    (tid, out)
 }
