@@ -6,6 +6,17 @@
 # guest's SHA256SUMS. No filesystem on either side, no network, no 9p
 # server. Source it after scripts/lib.sh; failures call the caller's die.
 
+# failures_cannot_test: the command's own failures (a build, a boot, a
+# missing tool) exit 125, "cannot test" to git bisect run, so that they
+# never read as the verdict of the program or the kernel under test.
+failures_cannot_test() {
+	die() {
+		printf 'error: %s: %s\n' "$ANTINOMIE_PROG" "$*" >&2
+		exit 125
+	}
+	trap 'die "failed at line $LINENO"' ERR
+}
+
 # guest_run_collect KERNEL INITRD SCENARIO OUT TIMEOUT MEM DISK_SIZE APPEND:
 # boot KERNEL with INITRD running SCENARIO and a sparse results disk of
 # DISK_SIZE, the serial console to OUT/console.log; then unpack the results

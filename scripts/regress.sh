@@ -39,14 +39,7 @@
 # could not be set up), so that `git bisect run` can drive it.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/guest-lib.sh"
-
-# Every failure of the command itself is "could not test", never a
-# verdict on the kernel.
-die() {
-	printf 'error: %s: %s\n' "$ANTINOMIE_PROG" "$*" >&2
-	exit 125
-}
-trap 'die "failed at line $LINENO"' ERR
+failures_cannot_test
 
 ALL_CONTEXTS=(root perfmon user-p2 user-p1 user-p0 user-m1 userns)
 # One run's longest time in the guest; a longer one is stopped and its

@@ -67,14 +67,7 @@
 # what the traced calls did, a bug), 125 as above.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/guest-lib.sh"
-
-# The program's status is this command's, so the run's own failures must
-# not look like one: they exit 125 (as git bisect run's "cannot test").
-die() {
-	printf 'error: %s: %s\n' "$ANTINOMIE_PROG" "$*" >&2
-	exit 125
-}
-trap 'die "failed at line $LINENO"' ERR
+failures_cannot_test
 
 variant=normal kernel="" reader_args="" out=./antinomie-run append=""
 timeout_s=900 mem=2G disk_size=2G adds=() capture_mode=lossless allow_loss=0 context='' control=0
