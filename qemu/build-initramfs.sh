@@ -37,6 +37,15 @@ for applet in $(/bin/busybox --list); do
 done
 install -m 0755 "$ANTINOMIE_ROOT/qemu/guest/init" "$root/init"
 install -m 0755 "$ANTINOMIE_ROOT"/qemu/scenarios/* "$root/scenarios/"
+install -D -m 0644 "$ANTINOMIE_ROOT/qemu/guest/capture.sh" "$root/lib/antinomie/capture.sh"
+# The corpus lists' helper scripts (qemu/corpus/*, the lists aside), on
+# the guest's PATH, as the lists' command lines name them.
+mkdir -p "$root/usr/local/bin"
+for f in "$ANTINOMIE_ROOT"/qemu/corpus/*; do
+	case "$f" in *.list) continue ;; esac
+	[ -f "$f" ] || continue
+	install -m 0755 "$f" "$root/usr/local/bin/$(basename "$f")"
+done
 mkdir -p "$root/etc/antinomie"
 for f in "$ANTINOMIE_ROOT"/qemu/guest/expected/*; do
 	install -m 0644 "$f" "$root/etc/antinomie/$(basename "$f").expected"

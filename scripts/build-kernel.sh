@@ -4,15 +4,18 @@
 # usage: scripts/build-kernel.sh [--config-only] [VARIANT]
 #   VARIANT from kconfig/variants (default: normal); --config-only stops
 #   after the configuration has been made and checked.
-# env:   KCONFIG_EXTRA=FILE   one more fragment, merged last (experiments;
-#                             builds in a separate directory)
+# env:   KCONFIG_EXTRA=FILE   one more fragment, merged last (experiments,
+#                             a changed kernel: its own directory and link,
+#                             VARIANT+extra)
 #   ANTINOMIE_TREE=DIR   build DIR as it is (e.g. the edit tree, with
 #                             uncommitted edits) instead of base + series
-#        KERNEL_TEST_PATCH=FILE   a change for a test, never shipped (e.g.
-#                             scripts/tests/regression/*.patch): applied on
-#                             top of the series only while this build runs;
-#                             the kernel is VARIANT+NAME (NAME: FILE's name
-#                             without .patch)
+#        KERNEL_TEST_PATCH=FILE[:FILE...]   changes for a test, never
+#                             shipped (e.g. scripts/tests/regression/*.patch):
+#                             applied in order on top of the series only
+#                             while this build runs; the kernel is
+#                             VARIANT+NAME (NAME: the files' names without
+#                             .patch, joined by +); a patch that does not
+#                             apply fails the build naming its file and hunk
 #        KERNEL_SRC, KERNEL_TARBALL   see scripts/kernel-source.sh
 # Prints the bzImage path as its last line; $ANTINOMIE_CACHE/kernels/VARIANT
 # then points at the build directory (bzImage under arch/x86/boot/, vmlinux,
@@ -40,21 +43,43 @@ else
 	tree=$BUILD_TREE
 	out=$ANTINOMIE_CACHE/out/$SRC_KEY-$variant
 fi
-[ -n "${KCONFIG_EXTRA:-}" ] && out=$out-extra
 link=$variant
+# A kernel with an extra fragment is not the variant: it has its own
+# directory and link, so that --variant VARIANT still boots the variant.
+if [ -n "${KCONFIG_EXTRA:-}" ]; then
+	out=$out-extra
+	link=$variant+extra
+fi
 if [ -n "${KERNEL_TEST_PATCH:-}" ]; then
 	[ -z "${ANTINOMIE_TREE:-}" ] || die "KERNEL_TEST_PATCH and ANTINOMIE_TREE cannot be combined"
-	test_patch=$(cd "$(dirname "$KERNEL_TEST_PATCH")" && pwd)/$(basename "$KERNEL_TEST_PATCH") ||
-		die "KERNEL_TEST_PATCH=$KERNEL_TEST_PATCH does not exist"
-	name=$(basename "$test_patch" .patch)
-	git -C "$tree" apply --check "$test_patch" 2>"$ANTINOMIE_CACHE/test-patch.log" ||
-		die "test patch $name does not apply on the series: $(head -n1 "$ANTINOMIE_CACHE/test-patch.log")"
-	stage "applying test patch $name on top of the series (for this build only)"
+	test_patches=() names=() applied=()
+	IFS=: read -r -a patch_args <<<"$KERNEL_TEST_PATCH"
+	for p in "${patch_args[@]}"; do
+		[ -f "$p" ] || die "KERNEL_TEST_PATCH: $p does not exist"
+		test_patches+=("$(cd "$(dirname "$p")" && pwd)/$(basename "$p")")
+		names+=("$(basename "$p" .patch)")
+	done
 	# In the build tree itself, so that every other object is a ccache hit
-	# (same paths, same flags); taken out again however the build ends, and
-	# sync_build_tree would notice a leftover.
-	git -C "$tree" apply "$test_patch" || die "applying test patch $name failed"
-	trap 'git -C "$tree" apply -R "$test_patch" || echo "warning: could not take $test_patch out of $tree" >&2' EXIT
+	# (same paths, same flags); taken out again, last first, however the
+	# build ends, and sync_build_tree would notice a leftover.
+	unapply_test_patches() {
+		local i
+		for ((i = ${#applied[@]} - 1; i >= 0; i--)); do
+			git -C "$tree" apply -R "${applied[i]}" ||
+				echo "warning: could not take ${applied[i]} out of $tree" >&2
+		done
+	}
+	trap unapply_test_patches EXIT
+	for p in "${test_patches[@]}"; do
+		# git apply names the file and the line of the hunk that fails
+		# ("patch failed: kernel/events/core.c:12566").
+		git -C "$tree" apply --check "$p" 2>"$ANTINOMIE_CACHE/test-patch.log" ||
+			die "test patch $p does not apply on the series${applied[0]:+ and the test patches before it}: $(grep -m2 '^error:' "$ANTINOMIE_CACHE/test-patch.log" | sed 's/^error: //' | paste -sd';' -)"
+		stage "applying test patch $(basename "$p") on top of the series (for this build only)"
+		git -C "$tree" apply "$p" || die "applying test patch $p failed"
+		applied+=("$p")
+	done
+	name=$(IFS=+ && echo "${names[*]}")
 	out=$out-$name
 	link=$variant+$name
 fi

@@ -17,9 +17,10 @@
 #
 # Results come back on a raw virtio disk: the guest writes one tar stream
 # straight to /dev/vda and the host unpacks the disk image with tar, then
-# checks every file against the guest's SHA256SUMS. No filesystem on either
-# side (the guest kernel needs none), no network, no 9p server; a disk is
-# as fast as the guest can write memory.
+# checks every file against the guest's SHA256SUMS (scripts/guest-lib.sh,
+# qemu/guest/capture.sh). No filesystem on either side (the guest kernel
+# needs none), no network, no 9p server; a disk is as fast as the guest
+# can write memory.
 #
 # usage: scripts/run-in-guest.sh [options] -- PROGRAM [ARGS...]
 #   --variant NAME       kernel variant to boot (default: normal)
@@ -65,14 +66,8 @@
 # control.status), 1 when they differ (they are printed: capture changed
 # what the traced calls did, a bug), 125 as above.
 . "$(dirname "$0")/lib.sh"
-
-# The program's status is this command's, so the run's own failures must
-# not look like one: they exit 125 (as git bisect run's "cannot test").
-die() {
-	printf 'error: %s: %s\n' "$ANTINOMIE_PROG" "$*" >&2
-	exit 125
-}
-trap 'die "failed at line $LINENO"' ERR
+. "$(dirname "$0")/guest-lib.sh"
+failures_cannot_test
 
 variant=normal kernel="" reader_args="" out=./antinomie-run append=""
 timeout_s=900 mem=2G disk_size=2G adds=() capture_mode=lossless allow_loss=0 context='' control=0
@@ -105,7 +100,6 @@ case "$context" in
 "" | root | perfmon | user-p2 | user-p1 | user-p0 | user-m1 | userns) ;;
 *) die "--context $context: not a context (root, perfmon, user-p2, user-p1, user-p0, user-m1, userns)" ;;
 esac
-need_cmd tar sha256sum truncate
 for d in "${adds[@]}"; do
 	[ -d "$d" ] || die "--add $d: not a directory"
 done
@@ -138,41 +132,22 @@ mkdir -p "$extra/etc/antinomie/run"
 quote() { printf "'%s'" "${1//\'/\'\\\'\'}"; }
 {
 	echo "#!/bin/sh"
-	if [ -n "$context" ]; then
-		echo "cd /tmp"
-		printf 'exec antinomie-context --other-user-task %s -- %s' \
-			"$(quote "$context")" "$(quote "/usr/local/bin/$(basename "$1")")"
-	else
-		printf 'exec %s' "$(quote "/usr/local/bin/$(basename "$1")")"
-	fi
+	printf 'exec %s' "$(quote "/usr/local/bin/$(basename "$1")")"
 	shift
 	for a in "$@"; do printf ' %s' "$(quote "$a")"; done
 	echo
 } >"$extra/etc/antinomie/run/program"
 chmod 0755 "$extra/etc/antinomie/run/program"
+# The guest's launch (qemu/guest/capture.sh) runs the program in it.
+[ -z "$context" ] || echo "$context" >"$extra/etc/antinomie/run/context"
 printf '%s\n' "$reader_args" >"$extra/etc/antinomie/run/reader-args"
 echo "$capture_mode" >"$extra/etc/antinomie/run/capture-mode"
 [ $control -eq 0 ] || : >"$extra/etc/antinomie/run/control"
 img=$("$ANTINOMIE_ROOT/qemu/build-initramfs.sh" --out "$work/run.cpio.gz" "$extra" | tail -n1) ||
 	die "building the guest image failed"
 
-stage "results disk: $disk_size (sparse)"
-truncate -s "$disk_size" "$work/results.img" || die "cannot create the results disk"
-
-rc=0
-"$ANTINOMIE_ROOT/qemu/run.sh" --kernel "$kernel" --initrd "$img" --scenario run \
-	--console scenario --log "$out/console.log" --timeout "$timeout_s" --mem "$mem" \
-	--append "$append" \
-	--qemu-arg -drive --qemu-arg "file=$work/results.img,format=raw,if=none,id=results,cache=unsafe" \
-	--qemu-arg -device --qemu-arg "virtio-blk-pci,drive=results" || rc=$?
-[ $rc -eq 0 ] || die "the guest run failed (see above and $out/console.log)"
-
-stage "unpacking and checking the results"
-t0=$(date +%s%N)
-tar -xf "$work/results.img" -C "$out" || die "the results disk holds no readable tar archive"
-(cd "$out" && sha256sum --quiet -c SHA256SUMS) || die "a result does not match the sha256 the guest wrote"
-ms=$((($(date +%s%N) - t0) / 1000000))
-info "$(wc -l <"$out/SHA256SUMS") files, $(du -sk "$out/trace.antinomie" | cut -f1) KiB of trace, sha256 verified, ${ms} ms to unpack and check"
+guest_run_collect "$kernel" "$img" run "$out" "$timeout_s" "$mem" "$disk_size" "$append"
+info "$(du -sk "$out/trace.antinomie" | cut -f1) KiB of trace"
 
 stage "decoding the trace on the host (reader show --format json)"
 reader=${CARGO_TARGET_DIR:-$ANTINOMIE_ROOT/target}/x86_64-unknown-linux-gnu/release/reader

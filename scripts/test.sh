@@ -14,11 +14,11 @@
 #            from early boot, the kernel's perf_events selftests with
 #            capture off and on, the reader and its filters end to end,
 #            and programs run with run-in-guest.sh.
-#   (none)   everything, what CI runs: the guest tier, then reader diff
-#            across a kernel change, the capture-off kernel, the debug
-#            kernel (KASAN, UBSAN, lockdep, KFENCE) with its kselftest and
-#            the randomized campaign, and the failure modes (bad input
-#            fails with a one-line reason).
+#   (none)   everything, what CI runs: the guest tier, then
+#            scripts/regress.sh on an unchanged and a changed kernel, the
+#            capture-off kernel, the debug kernel (KASAN, UBSAN, lockdep,
+#            KFENCE) with its kselftest and the randomized campaign, and
+#            the failure modes (bad input fails with a one-line reason).
 #
 # usage: scripts/test.sh [--host | --guest]
 . "$(dirname "$0")/lib.sh"
@@ -140,8 +140,8 @@ step "run-in-guest: a dynamic program, a failing one, the perf_events selftests,
 	scripts/tests/run-in-guest.sh
 [ "$tier" != guest ] || finish
 
-step "regression workflow: reader diff on the normal kernel and a changed one" \
-	scripts/tests/regression.sh
+step "regression testing: scripts/regress.sh on the normal kernel and a changed one" \
+	scripts/tests/regress.sh
 step "kernel build (off: CONFIG_ANTINOMIE=n)" scripts/build-kernel.sh off
 step "boot (off): smoke + KUnit" qemu/run.sh --quiet --variant off --scenario smoke
 step "kernel build (debug: -O2, PREEMPT, KASAN, UBSAN, lockdep, KFENCE)" scripts/build-kernel.sh debug

@@ -1,0 +1,45 @@
+# shellcheck shell=bash
+# Host side of a guest run whose results come back on a raw virtio disk
+# (scripts/run-in-guest.sh, scripts/regress.sh): the guest writes one tar
+# stream straight to /dev/vda (qemu/guest/capture.sh's hand_back) and the
+# host unpacks the disk image with tar, then checks every file against the
+# guest's SHA256SUMS. No filesystem on either side, no network, no 9p
+# server. Source it after scripts/lib.sh; failures call the caller's die.
+
+# failures_cannot_test: the command's own failures (a build, a boot, a
+# missing tool) exit 125, "cannot test" to git bisect run, so that they
+# never read as the verdict of the program or the kernel under test.
+failures_cannot_test() {
+	die() {
+		printf 'error: %s: %s\n' "$ANTINOMIE_PROG" "$*" >&2
+		exit 125
+	}
+	trap 'die "failed at line $LINENO"' ERR
+}
+
+# guest_run_collect KERNEL INITRD SCENARIO OUT TIMEOUT MEM DISK_SIZE APPEND:
+# boot KERNEL with INITRD running SCENARIO and a sparse results disk of
+# DISK_SIZE, the serial console to OUT/console.log; then unpack the results
+# into OUT and check them.
+guest_run_collect() {
+	local kernel=$1 initrd=$2 scenario=$3 out=$4 timeout_s=$5 mem=$6 disk_size=$7 append=$8
+	local disk rc=0 t0 ms
+	need_cmd tar sha256sum truncate
+	disk=$(mktemp "${TMPDIR:-/tmp}/antinomie-results.XXXXXX") || die "cannot create the results disk"
+	stage "results disk: $disk_size (sparse)"
+	truncate -s "$disk_size" "$disk" || { rm -f "$disk"; die "cannot create the results disk"; }
+	"$ANTINOMIE_ROOT/qemu/run.sh" --kernel "$kernel" --initrd "$initrd" --scenario "$scenario" \
+		--console scenario --log "$out/console.log" --timeout "$timeout_s" --mem "$mem" \
+		--append "$append" \
+		--qemu-arg -drive --qemu-arg "file=$disk,format=raw,if=none,id=results,cache=unsafe" \
+		--qemu-arg -device --qemu-arg "virtio-blk-pci,drive=results" || rc=$?
+	[ $rc -eq 0 ] || { rm -f "$disk"; die "the guest run failed (see above and $out/console.log)"; }
+
+	stage "unpacking and checking the results"
+	t0=$(date +%s%N)
+	tar -xf "$disk" -C "$out" || { rm -f "$disk"; die "the results disk holds no readable tar archive"; }
+	rm -f "$disk"
+	(cd "$out" && sha256sum --quiet -c SHA256SUMS) || die "a result does not match the sha256 the guest wrote"
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	info "$(wc -l <"$out/SHA256SUMS") files, sha256 verified, ${ms} ms to unpack and check"
+}

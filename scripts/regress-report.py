@@ -1,0 +1,276 @@
+#!/usr/bin/env python3
+"""Compare and report for scripts/regress.sh.
+
+  compare --reader READER --a DIR --b DIR --runs FILE --out DIR
+      For every run (a "NAME CONTEXT" line of FILE) of the corpus results
+      DIR/NAME/CONTEXT of the baseline (--a) and the changed kernel (--b):
+      `reader diff` of the two captures (text and JSON, kept in
+      --out/NAME/CONTEXT/), and the program's own verdicts (exit status
+      and its stdout lines that start with "verdict: "). Writes
+      --out/compare.json: per run, "equal", "differ" or "error" (could not
+      test: a context that was not set up, a reader that failed,
+      a capture that lost records), with the counts.
+  report --first FILE [--rerun FILE] --meta FILE --out DIR
+      The report of a regress.sh run: a difference of --first counts only
+      when the rerun (--rerun, the differing runs again on both kernels)
+      differs too; otherwise it is dropped as not reproducible. Writes
+      summary.txt, report.json and junit.xml to --out and exits 0 (no
+      behaviour change), 1 (changed) or 125 (could not test).
+"""
+
+import argparse
+import difflib
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from xml.sax.saxutils import escape, quoteattr
+
+# How many decoded differing calls the summary shows per run.
+FIRST_DIFFERENCES = 5
+HEADLINE_LOSS = re.compile(r" consumed \+ (\d+) lost")
+# reader diff's kinds that say only that the two runs' calls had different
+# arguments (see compare_run).
+INPUT_ONLY_KINDS = {"input"}
+
+
+def side_problem(d: Path) -> str | None:
+    """Why one kernel's run cannot be compared, or None."""
+    for f in ("status", "stdout", "stderr", "trace.antinomie", "reader.stderr", "reader.status"):
+        if not (d / f).exists():
+            return f"no {f} in the results"
+    # antinomie-context, which starts every run, prints its "context:
+    # NAME ..." line first, and only once the credentials are what the
+    # context claims; without it the command never ran under that context
+    # (the run's directory is named after its context).
+    stderr = (d / "stderr").read_text(errors="replace")
+    if not stderr.startswith(f"context: {d.name} "):
+        last = stderr.strip().splitlines()[-1:] or ["no reason given"]
+        return "the context was not set up: " + last[0]
+    reader_status = (d / "reader.status").read_text().strip()
+    if reader_status != "0":
+        return f"the capture's reader exited with {reader_status}"
+    headline = next(
+        (l for l in (d / "reader.stderr").read_text().splitlines() if l.startswith("summary:")), ""
+    )
+    m = HEADLINE_LOSS.search(headline)
+    if not m:
+        return "no loss count in the capture's summary: " + (headline or "no summary")
+    if m.group(1) != "0":
+        return f"the capture lost {m.group(1)} records: " + headline
+    return None
+
+
+def verdicts(d: Path) -> list[str]:
+    """The program's result: its exit status, then its verdict lines."""
+    lines = (d / "stdout").read_text(errors="replace").splitlines()
+    return ["status " + (d / "status").read_text().strip()] + [
+        l for l in lines if l.startswith("verdict: ")
+    ]
+
+
+def compare_run(reader: str, a: Path, b: Path, out: Path) -> dict:
+    out.mkdir(parents=True, exist_ok=True)
+    for side, d in (("baseline", a), ("changed", b)):
+        why = side_problem(d)
+        if why:
+            return {"outcome": "error", "reason": f"{side} kernel: {why}"}
+    ta, tb = str(a / "trace.antinomie"), str(b / "trace.antinomie")
+    with open(out / "diff.txt", "w") as f:
+        text_rc = subprocess.run([reader, "diff", ta, tb], stdout=f, stderr=subprocess.STDOUT).returncode
+    with open(out / "diff.json", "w") as f:
+        json_rc = subprocess.run(
+            [reader, "diff", "--format", "json", ta, tb], stdout=f, stderr=subprocess.PIPE
+        ).returncode
+    if text_rc != json_rc or text_rc not in (0, 1):
+        return {"outcome": "error", "reason": f"reader diff exited {text_rc} (see {out / 'diff.txt'})"}
+    summary = json.loads((out / "diff.json").read_text().splitlines()[-1])
+    if summary.get("event") != "summary":
+        return {"outcome": "error", "reason": f"reader diff wrote no summary (see {out / 'diff.json'})"}
+    va, vb = verdicts(a), verdicts(b)
+    verdict_changes = [
+        l for l in difflib.unified_diff(va, vb, "baseline", "changed", lineterm="", n=0)
+        if l[:1] in "+-" and not l.startswith(("+++", "---"))
+    ]
+    # Each differing call's line (and B's call under it when the inputs
+    # differ) shows the call; the summary after them does not.
+    first = [
+        l for l in (out / "diff.txt").read_text(errors="replace").splitlines()
+        if "perf_event_open(" in l
+    ][:FIRST_DIFFERENCES]
+    differences = {k: v for k, v in summary["differences"].items() if v}
+    # A call whose arguments alone differ (kind "input") is the program
+    # asking something else, e.g. a child's pid, which differs between
+    # boots: not a difference in what perf_event_open did. Any other kind
+    # on the same call (a result, a size written back) still counts.
+    behaviour = {k: v for k, v in differences.items() if k not in INPUT_ONLY_KINDS}
+    return {
+        "outcome": "differ" if behaviour or verdict_changes else "equal",
+        "reason": None,
+        "calls": summary["calls"],
+        "differences": differences,
+        "verdicts": {"baseline": va, "changed": vb},
+        "verdict_changes": verdict_changes,
+        "first_differences": first,
+    }
+
+
+def cmd_compare(args) -> int:
+    results = []
+    for line in Path(args.runs).read_text().splitlines():
+        if not line.strip():
+            continue
+        name, context = line.split()
+        r = compare_run(
+            args.reader,
+            Path(args.a) / name / context,
+            Path(args.b) / name / context,
+            Path(args.out) / name / context,
+        )
+        results.append({"workload": name, "context": context, **r})
+    Path(args.out, "compare.json").write_text(json.dumps(results, indent=1) + "\n")
+    return 0
+
+
+def differing_calls(r: dict) -> int:
+    return r.get("calls", {}).get("differing", 0)
+
+
+def kinds_text(r: dict) -> str:
+    return ", ".join(f"{k} {v}" for k, v in r.get("differences", {}).items()) or "-"
+
+
+def cmd_report(args) -> int:
+    meta = json.loads(Path(args.meta).read_text())
+    runs = json.loads(Path(args.first).read_text())
+    rerun = {}
+    if args.rerun:
+        rerun = {(r["workload"], r["context"]): r for r in json.loads(Path(args.rerun).read_text())}
+    dropped = 0
+    for r in runs:
+        if r["outcome"] != "differ":
+            continue
+        again = rerun.get((r["workload"], r["context"]))
+        if again is None:
+            r["outcome"], r["reason"] = "error", "the difference was not rerun to confirm it"
+        elif again["outcome"] == "differ":
+            r["confirmed_by_rerun"] = {
+                "differing": differing_calls(again),
+                "verdict_changes": len(again["verdict_changes"]),
+            }
+            # Both comparisons differ. Where they disagree on how many
+            # calls, the surplus comes from the comparison, not the
+            # kernels: reader diff pairs threads by their place in the
+            # process's tid order, which a thread created elsewhere in
+            # between can shift. The report shows the one with fewer.
+            if differing_calls(again) < differing_calls(r):
+                r.update({k: again[k] for k in ("calls", "differences", "verdicts", "verdict_changes", "first_differences")})
+                r["shown"] = "rerun"
+        elif again["outcome"] == "equal":
+            r["outcome"], r["reason"] = "not-reproducible", "the rerun on both kernels found no difference"
+            dropped += 1
+        else:
+            r["outcome"], r["reason"] = "error", "the rerun could not test: " + again["reason"]
+        if r["outcome"] == "differ":
+            r.setdefault("shown", "first")
+    changed = sum(r["outcome"] == "differ" for r in runs)
+    errors = sum(r["outcome"] == "error" for r in runs)
+    if changed:
+        result, code = "changed", 1
+    elif errors or not runs:
+        result, code = "could-not-test", 125
+    else:
+        result, code = "equal", 0
+    out = Path(args.out)
+    report = {
+        "result": result,
+        "exit_status": code,
+        **meta,
+        "runs_total": len(runs),
+        "runs_differing": changed,
+        "runs_could_not_test": errors,
+        "differences_dropped_not_reproducible": dropped,
+        "runs": runs,
+    }
+    (out / "report.json").write_text(json.dumps(report, indent=1) + "\n")
+
+    lines = [
+        f"regress: {result.upper()} (exit {code}): {changed} of {len(runs)} workload x context runs "
+        f"differ, {errors} could not test, {dropped} difference(s) dropped as not reproducible",
+        f"baseline: {meta['baseline']['kernel']}",
+        f"changed:  {meta['changed']['kernel']}",
+        f"corpus: {', '.join(meta['corpus'])}; seed {meta['seed']}; capture lossless",
+        "",
+        f"{'workload':<20} {'context':<9} {'outcome':<16} {'calls a/b':>13} {'differing':>9}  kinds",
+    ]
+    for r in runs:
+        calls = r.get("calls")
+        ab = f"{calls['a']}/{calls['b']}" if calls else "-"
+        lines.append(
+            f"{r['workload']:<20} {r['context']:<9} {r['outcome']:<16} {ab:>13} "
+            f"{differing_calls(r):>9}  {kinds_text(r)}"
+        )
+    for r in runs:
+        if r["outcome"] == "equal":
+            continue
+        lines += ["", f"== {r['workload']} as {r['context']}: {r['outcome']}"]
+        if r.get("reason"):
+            lines.append(f"   {r['reason']}")
+        if r["outcome"] in ("differ", "not-reproducible"):
+            lines.append(
+                f"   {differing_calls(r)} of {r['calls']['a']} calls differ ({kinds_text(r)}); "
+                f"first differing calls (reader diff, baseline | changed):"
+            )
+            lines += ["   " + l for l in r["first_differences"]]
+            if r["verdict_changes"]:
+                lines.append("   the program's own verdicts (- baseline, + changed):")
+                lines += ["   " + l for l in r["verdict_changes"][:20]]
+            shown = "diffs-rerun" if r.get("shown") == "rerun" else "diffs"
+            if "confirmed_by_rerun" in r:
+                first_count = r["confirmed_by_rerun"]["differing"] if shown == "diffs" else None
+                lines.append(
+                    "   confirmed by the rerun on both kernels"
+                    + (f" ({first_count} differing calls)" if first_count is not None else "; shown: the rerun, which found fewer differing calls than the first run")
+                )
+            lines.append(f"   full reports: {shown}/{r['workload']}/{r['context']}/diff.txt, diff.json")
+    (out / "summary.txt").write_text("\n".join(lines) + "\n")
+
+    cases = []
+    for r in runs:
+        name = f'<testcase classname={quoteattr("regress." + r["workload"])} name={quoteattr(r["context"])}'
+        if r["outcome"] == "differ":
+            msg = f"{differing_calls(r)} calls differ ({kinds_text(r)}); {len(r['verdict_changes'])} verdict lines differ"
+            body = "\n".join(r["first_differences"] + r["verdict_changes"][:20])
+            cases.append(f"{name}><failure message={quoteattr(msg)}>{escape(body)}</failure></testcase>")
+        elif r["outcome"] == "error":
+            cases.append(f"{name}><error message={quoteattr(r['reason'])}/></testcase>")
+        else:
+            cases.append(f"{name}/>")
+    (out / "junit.xml").write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        f'<testsuites><testsuite name="antinomie-regress" tests="{len(runs)}" '
+        f'failures="{changed}" errors="{errors}">\n'
+        + "\n".join(cases)
+        + "\n</testsuite></testsuites>\n"
+    )
+    return code
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("compare")
+    for o in ("--reader", "--a", "--b", "--runs", "--out"):
+        c.add_argument(o, required=True)
+    r = sub.add_parser("report")
+    r.add_argument("--first", required=True)
+    r.add_argument("--rerun")
+    r.add_argument("--meta", required=True)
+    r.add_argument("--out", required=True)
+    args = p.parse_args()
+    return cmd_compare(args) if args.cmd == "compare" else cmd_report(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,233 @@
+#!/usr/bin/env bash
+# Does a kernel change alter perf_event_open's behaviour for anyone? One
+# command: builds the baseline kernel (the pin + the series, the normal
+# variant) and the changed one (the same + the --patch files in order, +
+# the --config fragment merged into its configuration), runs the corpus on
+# both (every entry under each of its privilege contexts, captured
+# losslessly, one boot per kernel: the guest scenario qemu/scenarios/corpus)
+# with the same seeds, and compares every workload x context: its capture
+# call by call (reader diff) and its own verdicts (exit status and its
+# stdout lines that start with "verdict: "). Every difference is confirmed
+# by running that workload x context again on both kernels; one the rerun
+# does not show is dropped as not reproducible (and counted). No --patch
+# and no --config compares the baseline with itself.
+#
+# usage: scripts/regress.sh [--patch FILE]... [--config FRAGMENT]
+#            [--corpus LIST]... [--contexts LIST] [--seed S] [--out DIR]
+#   --patch FILE       a kernel change (git diff or git format-patch form),
+#                      applied on top of the series; repeat for several,
+#                      applied in the order given
+#   --config FRAGMENT  kconfig lines merged last into the changed kernel's
+#                      configuration (every option must stick)
+#   --corpus LIST      a corpus list (default: every qemu/corpus/*.list);
+#                      repeat for several; format in qemu/corpus/default.list
+#   --contexts LIST    run only these contexts (comma-separated; default:
+#                      all of root,perfmon,user-p2,user-p1,user-p0,user-m1,userns)
+#   --seed S           replaces ${SEED} in the corpus's command lines
+#                      (default: 20261130), the same on both kernels
+#   --out DIR          where the results go (default: ./antinomie-regress)
+#
+# Writes to DIR: summary.txt (read it first: per workload x context, the
+# calls, the differing calls by kind and the first few decoded),
+# report.json, junit.xml (one testcase per workload x context: a
+# difference is a failure, could-not-test an error), runs/ (each kernel's
+# results per workload/context: trace, stdout, stderr, status, capture
+# summary), diffs/ (reader diff's text and JSON per workload/context) and
+# the kernel build logs. Format: docs/design.md, "Regression testing".
+# Exit status: 0 no behaviour change, 1 changed, 125 could not test (a
+# build, a boot or a capture failed, a capture lost records, a context
+# could not be set up), so that `git bisect run` can drive it.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/guest-lib.sh"
+failures_cannot_test
+
+ALL_CONTEXTS=(root perfmon user-p2 user-p1 user-p0 user-m1 userns)
+# One run's longest time in the guest; a longer one is stopped and its
+# status compared like any other.
+ENTRY_TIMEOUT=600
+
+patches=() config="" corpora=() contexts=all seed=20261130 out=./antinomie-regress
+while [ $# -gt 0 ]; do
+	[ $# -ge 2 ] || die "$1 needs a value (see the header of $0)"
+	case "$1" in
+	--patch) patches+=("$2") ;;
+	--config) config=$2 ;;
+	--corpus) corpora+=("$2") ;;
+	--contexts) contexts=$2 ;;
+	--seed) seed=$2 ;;
+	--out) out=$2 ;;
+	*) die "unknown option $1 (see the header of $0)" ;;
+	esac
+	shift 2
+done
+need_cmd python3 jq
+for p in "${patches[@]}"; do
+	[ -f "$p" ] || die "--patch $p: no such file"
+done
+[ -z "$config" ] || [ -f "$config" ] || die "--config $config: no such file"
+[[ "$seed" =~ ^[0-9]+$ ]] || die "--seed $seed: not a number"
+if [ ${#corpora[@]} -eq 0 ]; then
+	corpora=("$ANTINOMIE_ROOT"/qemu/corpus/*.list)
+fi
+for c in "${corpora[@]}"; do
+	[ -f "$c" ] || die "--corpus $c: no such file"
+done
+[ "$contexts" != all ] || contexts=$(IFS=, && echo "${ALL_CONTEXTS[*]}")
+# is_context NAME: NAME is one of the privilege contexts.
+is_context() {
+	local c
+	for c in "${ALL_CONTEXTS[@]}"; do [ "$c" = "$1" ] && return 0; done
+	return 1
+}
+IFS=, read -r -a wanted_contexts <<<"$contexts"
+for c in "${wanted_contexts[@]}"; do
+	is_context "$c" || die "--contexts: unknown context '$c' (known: ${ALL_CONTEXTS[*]})"
+done
+bins=${CARGO_TARGET_DIR:-$ANTINOMIE_ROOT/target}/x86_64-unknown-linux-gnu/release
+reader=$bins/reader
+[ -x "$reader" ] || die "$reader is missing (run qemu/build-initramfs.sh)"
+
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+# Nothing of an earlier run may pass for this one's.
+rm -rf "$out"/{runs,diffs,diffs-rerun,summary.txt,report.json,junit.xml,build-*.log,image-*.log,meta.json}
+work=$(mktemp -d "${TMPDIR:-/tmp}/antinomie-regress.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+stage "corpus: ${corpora[*]}; contexts $contexts; seed $seed"
+# Every list line becomes one run per context: "NAME CONTEXT COMMAND" in
+# $work/entries, "NAME CONTEXT" in $work/runs.
+: >"$work/entries"
+declare -A seen_names=() image_scripts=()
+for list in "${corpora[@]}"; do
+	n=0
+	while read -r name ctxs command; do
+		n=$((n + 1))
+		case "$name" in "" | "#"*) continue ;; esac
+		if [ "$name" = @image ]; then
+			if [ -z "$ctxs" ] || [ -n "$command" ]; then
+				die "$list:$n: @image takes one script (@image SCRIPT)"
+			fi
+			[ -x "$ANTINOMIE_ROOT/$ctxs" ] || die "$list:$n: @image $ctxs: no such executable in the repository"
+			image_scripts[$ctxs]=$list:$n
+			continue
+		fi
+		[ -n "$command" ] || die "$list:$n: no command (NAME CONTEXTS COMMAND...)"
+		[[ "$name" =~ ^[A-Za-z0-9._-]+$ ]] || die "$list:$n: name '$name' must be letters, digits, . _ -"
+		[ -z "${seen_names[$name]:-}" ] || die "$list:$n: name '$name' is already used (${seen_names[$name]})"
+		seen_names[$name]=$list:$n
+		[ "$ctxs" != all ] || ctxs=$(IFS=, && echo "${ALL_CONTEXTS[*]}")
+		IFS=, read -r -a entry_contexts <<<"$ctxs"
+		for c in "${entry_contexts[@]}"; do
+			is_context "$c" || die "$list:$n: unknown context '$c' (known: ${ALL_CONTEXTS[*]})"
+			[[ ",$contexts," == *",$c,"* ]] || continue
+			printf '%s %s %s\n' "$name" "$c" "${command//\$\{SEED\}/$seed}" >>"$work/entries"
+		done
+	done <"$list"
+done
+cut -d' ' -f1,2 "$work/entries" >"$work/runs"
+[ -s "$work/runs" ] || die "the corpus has no run in the contexts $contexts"
+info "$(wc -l <"$work/runs") runs (workload x context): $(cut -d' ' -f1 "$work/runs" | uniq -c | awk '{printf "%s%s x %s", sep, $2, $1; sep=", "}')"
+
+# build LABEL [ENV...]: scripts/build-kernel.sh normal with ENV, its output
+# in $out/build-LABEL.log; the bzImage's path in $built.
+build() {
+	local label=$1 log=$out/build-$1.log rc=0
+	shift
+	env "$@" "$ANTINOMIE_ROOT/scripts/build-kernel.sh" normal >"$log" 2>&1 </dev/null || rc=$?
+	if [ $rc -ne 0 ]; then
+		grep '^error:' "$log" | tail -n 3 >&2 || true
+		die "building the $label kernel failed (see $log)"
+	fi
+	built=$(tail -n 1 "$log")
+	[ -f "$built" ] || die "building the $label kernel gave no bzImage (see $log)"
+}
+stage "building the baseline kernel (pin + series, normal variant)"
+build baseline
+kernel_a=$built baseline_desc="pin $KERNEL_VERSION + kernel-patch/series (normal)"
+changed_env=() changed_desc=$baseline_desc
+if [ ${#patches[@]} -gt 0 ]; then
+	abs=()
+	for p in "${patches[@]}"; do abs+=("$(cd "$(dirname "$p")" && pwd)/$(basename "$p")"); done
+	changed_env+=("KERNEL_TEST_PATCH=$(IFS=: && echo "${abs[*]}")")
+	changed_desc+=" + ${patches[*]}"
+fi
+if [ -n "$config" ]; then
+	changed_env+=("KCONFIG_EXTRA=$(cd "$(dirname "$config")" && pwd)/$(basename "$config")")
+	changed_desc+=" + config $config"
+fi
+if [ ${#changed_env[@]} -gt 0 ]; then
+	stage "building the changed kernel (${changed_desc#"$baseline_desc + "})"
+	build changed "${changed_env[@]}"
+	kernel_b=$built
+else
+	stage "no --patch, no --config: the changed kernel is the baseline (compared with itself)"
+	kernel_b=$kernel_a
+fi
+
+stage "the kernel's perf_events selftests (static, for the image)"
+"$ANTINOMIE_ROOT/scripts/build-selftests.sh" >"$out/build-selftests.log" 2>&1 </dev/null ||
+	die "building the selftests failed (see $out/build-selftests.log)"
+selftests=$(tail -n 1 "$out/build-selftests.log")
+[ -d "$selftests" ] || die "the selftests build gave no directory (see $out/build-selftests.log)"
+
+# What the lists' programs need in the image beyond the guest binaries
+# and the selftests, laid out once by their @image scripts.
+image_dirs=()
+for script in "${!image_scripts[@]}"; do
+	dir=$work/image-$(basename "$script")
+	stage "laying what the corpus needs into the image: $script (${image_scripts[$script]})"
+	"$ANTINOMIE_ROOT/$script" "$dir" >"$out/image-$(basename "$script").log" 2>&1 </dev/null ||
+		die "$script failed (see $out/image-$(basename "$script").log)"
+	image_dirs+=("$dir")
+done
+
+# run_corpus LABEL KERNEL ENTRIES: one boot of KERNEL running every run of
+# ENTRIES (the corpus scenario), results in $out/runs/LABEL.
+run_corpus() {
+	local label=$1 kernel=$2 entries=$3 extra=$work/extra-$1
+	mkdir -p "$extra/etc/antinomie/corpus" "$out/runs/$label"
+	cp "$entries" "$extra/etc/antinomie/corpus/entries"
+	echo "$ENTRY_TIMEOUT" >"$extra/etc/antinomie/corpus/entry-timeout"
+	stage "guest image for the $label run ($(wc -l <"$entries") runs)"
+	"$ANTINOMIE_ROOT/qemu/build-initramfs.sh" --out "$work/$label.cpio.gz" "$extra" "$selftests" "${image_dirs[@]}" \
+		>"$work/initramfs-$label.log" 2>&1 || { tail -n 5 "$work/initramfs-$label.log" >&2; die "building the guest image failed"; }
+	stage "booting the $label kernel: the corpus, one boot"
+	guest_run_collect "$kernel" "$work/$label.cpio.gz" corpus "$out/runs/$label" \
+		$((600 + $(wc -l <"$entries") * ENTRY_TIMEOUT)) 2G 4G ""
+	grep -a '^corpus: ' "$out/runs/$label/console.log" | tail -n 1 | sed 's/^/    /'
+}
+
+run_corpus baseline "$kernel_a" "$work/entries"
+run_corpus changed "$kernel_b" "$work/entries"
+stage "comparing $(wc -l <"$work/runs") runs: reader diff and the programs' verdicts"
+python3 "$ANTINOMIE_ROOT/scripts/regress-report.py" compare --reader "$reader" \
+	--a "$out/runs/baseline" --b "$out/runs/changed" --runs "$work/runs" --out "$out/diffs" ||
+	die "comparing the runs failed"
+jq -r '.[] | select(.outcome == "differ") | "\(.workload) \(.context)"' "$out/diffs/compare.json" >"$work/differing"
+rerun=()
+if [ -s "$work/differing" ]; then
+	info "$(wc -l <"$work/differing") runs differ; running them again on both kernels to confirm"
+	awk 'NR == FNR { differing[$1 " " $2] = 1; next } ($1 " " $2) in differing' \
+		"$work/differing" "$work/entries" >"$work/entries-rerun"
+	run_corpus baseline-rerun "$kernel_a" "$work/entries-rerun"
+	run_corpus changed-rerun "$kernel_b" "$work/entries-rerun"
+	stage "comparing the reruns"
+	python3 "$ANTINOMIE_ROOT/scripts/regress-report.py" compare --reader "$reader" \
+		--a "$out/runs/baseline-rerun" --b "$out/runs/changed-rerun" --runs "$work/differing" \
+		--out "$out/diffs-rerun" || die "comparing the reruns failed"
+	rerun=(--rerun "$out/diffs-rerun/compare.json")
+fi
+
+jq -n --arg ka "$kernel_a" --arg kb "$kernel_b" --arg da "$baseline_desc" --arg db "$changed_desc" \
+	--arg seed "$seed" --arg contexts "$contexts" --args \
+	'{baseline: {kernel: $da, bzImage: $ka}, changed: {kernel: $db, bzImage: $kb},
+	  seed: ($seed | tonumber), contexts: ($contexts | split(",")), corpus: $ARGS.positional}' \
+	"${corpora[@]}" >"$out/meta.json"
+rc=0
+python3 "$ANTINOMIE_ROOT/scripts/regress-report.py" report --first "$out/diffs/compare.json" \
+	"${rerun[@]}" --meta "$out/meta.json" --out "$out" || rc=$?
+case $rc in 0 | 1 | 125) ;; *) die "writing the report failed (exit $rc)" ;; esac
+stage "report: $out/summary.txt, report.json, junit.xml"
+sed 's/^/    /' "$out/summary.txt"
+exit $rc

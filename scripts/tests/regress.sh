@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# Kernel regression testing, end to end, as a kernel developer does it:
+# the one command, scripts/regress.sh, on the default corpus
+# (qemu/corpus/default.list: the seeded random workload in every privilege
+# context, the kernel's perf_events selftests and the result-dependent
+# workload as root).
+#   1. no change (the baseline compared with itself): exit 0, every run
+#      equal, none lossy; each random-workload capture, tracepoints drawn
+#      with a real tracepoint's id, agrees field by field with the
+#      workload's own log (antinomie-e2e compare);
+#   2. a deliberate one-line change to perf_copy_attr()
+#      (scripts/tests/regression/perf-copy-attr-ver0.patch, never shipped):
+#      exit 1; the differing runs are the two workloads' only, each
+#      confirmed by its rerun; in the comparison the report shows (the
+#      first run's, or the rerun's where that found fewer differing calls):
+#      - random, in every context: reader diff reports exactly the calls
+#        whose outcome the workload itself saw change between the two
+#        kernels, every one and nothing else (antinomie-e2e diff-check,
+#        from the workloads' own logs);
+#      - dependent: reader diff names, per thread whose calls changed,
+#        exactly one cause, the first call whose outcome that thread's log
+#        shows changed, and every later difference of the thread as its
+#        consequence (antinomie-e2e cause-check);
+#      summary.txt, report.json and junit.xml say the same;
+#   3. a patch that does not apply: exit 125, the error naming the file
+#      and the hunk.
+# Needs the normal kernel and the guest binaries (the test command makes
+# them); builds the changed kernel (ccache makes it one object).
+#
+# usage: scripts/tests/regress.sh [--seed S] [--contexts LIST]
+#   --contexts LIST   the contexts to run (default: all seven; see
+#                     scripts/regress.sh --contexts)
+. "$(dirname "$0")/../lib.sh"
+
+seed=20261130 contexts=all
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--seed | --contexts) [ $# -ge 2 ] || die "$1 needs a value" ;;
+	esac
+	case "$1" in
+	--seed) seed=$2; shift ;;
+	--contexts) contexts=$2; shift ;;
+	*) die "unknown option $1" ;;
+	esac
+	shift
+done
+need_cmd jq
+bins=${CARGO_TARGET_DIR:-$ANTINOMIE_ROOT/target}/x86_64-unknown-linux-gnu/release
+for b in reader antinomie-workload antinomie-e2e antinomie-context; do
+	[ -x "$bins/$b" ] || die "$bins/$b is missing (run qemu/build-initramfs.sh)"
+done
+regress=$ANTINOMIE_ROOT/scripts/regress.sh
+patch=$ANTINOMIE_ROOT/scripts/tests/regression/perf-copy-attr-ver0.patch
+t=$ANTINOMIE_CACHE/regress-test
+rm -rf "$t"
+mkdir -p "$t"
+
+# regress NAME WANT [ARGS...]: the one command, results in $t/NAME; its exit
+# status must be WANT.
+regress() {
+	local name=$1 want=$2 rc=0
+	shift 2
+	stage "scripts/regress.sh ${*:-(no change)} (want exit $want)"
+	"$regress" --out "$t/$name" --seed "$seed" --contexts "$contexts" \
+		--corpus "$ANTINOMIE_ROOT/qemu/corpus/default.list" "$@" >"$t/$name.log" 2>&1 || rc=$?
+	[ $rc -eq "$want" ] || { tail -n 30 "$t/$name.log" >&2; die "scripts/regress.sh $* exited $rc, not $want (see $t/$name.log)"; }
+	# The report's first lines; awk reads to the end, so no writer of the
+	# pipe dies of SIGPIPE under pipefail.
+	awk '/: report: /{ on = 1 } on && n++ < 20' "$t/$name.log"
+}
+
+# random_contexts DIR: the contexts the random workload ran in.
+random_contexts() {
+	jq -r '.runs[] | select(.workload == "random") | .context' "$1/report.json"
+}
+
+regress same 0
+jq -e '.result == "equal" and .runs_differing == 0 and .runs_could_not_test == 0' "$t/same/report.json" >/dev/null ||
+	die "[1] report.json does not say equal: $(jq -c '{result, runs_differing, runs_could_not_test}' "$t/same/report.json")"
+[ -n "$(random_contexts "$t/same")" ] || die "[1] the random workload did not run"
+# The normal kernel has tracepoints: the random workload draws them with a
+# real one's id, which the corpus scenario reads as root.
+tp_id=$(grep -a -m1 -o 'ANTINOMIE_TRACEPOINT_ID=[0-9]*' "$t/same/runs/baseline/console.log" | cut -d= -f2 || true)
+[ -n "$tp_id" ] || die "[1] the corpus scenario exported no tracepoint id (see $t/same/runs/baseline/console.log)"
+for ctx in $(random_contexts "$t/same"); do
+	run=$t/same/runs/baseline/random/$ctx
+	grep -q "; tracepoint id $tp_id\$" "$run/stderr" ||
+		die "[1] random as $ctx did not draw tracepoint $tp_id: $(grep -m1 'tracepoint id' "$run/stderr" || echo 'no tracepoint line')"
+	"$bins/reader" show "$run/trace.antinomie" --format json --no-summary >"$run/reader.jsonl" ||
+		die "[1] reader show cannot decode $run/trace.antinomie"
+	# Paranoid 2 without CAP_PERFMON (user-p2; userns, whose caps hold in
+	# its namespace only) has no access to kernel data, which the
+	# comparator's model of perf_copy_attr() needs to know.
+	access=()
+	case $ctx in user-p2 | userns) access=(--no-kernel-access) ;; esac
+	"$bins/antinomie-e2e" compare "${access[@]}" --workload "$run/stdout" --reader "$run/reader.jsonl" >"$run/compare.txt" 2>&1 ||
+		{ tail -n 20 "$run/compare.txt" >&2; die "[1] the capture of random as $ctx differs from the workload's log"; }
+	info "random as $ctx: $(tail -n 1 "$run/compare.txt")"
+done
+
+regress changed 1 --patch "$patch"
+r=$t/changed/report.json
+jq -e '.result == "changed" and .runs_could_not_test == 0' "$r" >/dev/null ||
+	die "[2] report.json does not say changed: $(jq -c '{result, runs_differing, runs_could_not_test}' "$r")"
+# A difference the rerun did not show (not-reproducible) is not reported.
+others=$(jq -r '.runs[] | select((.outcome == "differ" or .outcome == "error") and .workload != "random" and .workload != "dependent") | "\(.workload) as \(.context): \(.outcome)"' "$r")
+[ -z "$others" ] || die "[2] runs other than the two workloads' are reported: $others"
+# check WORKLOAD CONTEXT CHECK: antinomie-e2e CHECK (diff-check or
+# cause-check) of the comparison the report shows for WORKLOAD as CONTEXT
+# (the first run's, or its rerun's) against the workload's own logs.
+check() {
+	local workload=$1 ctx=$2 what=$3 rerun d
+	rerun=$(jq -r --arg w "$workload" --arg c "$ctx" '.runs[] | select(.workload == $w and .context == $c) |
+		if .shown == "rerun" then "-rerun" else "" end' "$r")
+	d=$t/changed/diffs$rerun/$workload/$ctx
+	"$bins/antinomie-e2e" "$what" --workload-a "$t/changed/runs/baseline$rerun/$workload/$ctx/stdout" \
+		--workload-b "$t/changed/runs/changed$rerun/$workload/$ctx/stdout" --diff "$d/diff.json" >"$d/$what.txt" 2>&1 ||
+		{ tail -n 20 "$d/$what.txt" >&2; die "[2] $workload as $ctx: reader diff's report differs from what the workload saw change ($what)"; }
+	info "$workload as $ctx: $(jq -r --arg w "$workload" --arg c "$ctx" '.runs[] | select(.workload == $w and .context == $c) |
+		"\(.outcome), \(.calls.differing) of \(.calls.a) calls differ"' "$r"); $what: $(tail -n 1 "$d/$what.txt")"
+}
+for ctx in $(random_contexts "$t/changed"); do
+	check random "$ctx" diff-check
+done
+# The change alters what a root caller gets, so both workloads must see it
+# there.
+for w in random dependent; do
+	[ "$(jq -r --arg w "$w" '.runs[] | select(.workload == $w and .context == "root") | .outcome' "$r")" = differ ] ||
+		die "[2] $w as root: the change made no confirmed difference"
+done
+[ "$(jq -r '.runs[] | select(.workload == "dependent") | .context' "$r")" = root ] ||
+	die "[2] the dependent workload did not run as root (and only as root)"
+check dependent root cause-check
+differ=$(jq '.runs_differing' "$r")
+[ "$differ" -gt 0 ] || die "[2] the change made no confirmed difference"
+[ "$(jq '.runs | map(select(.outcome == "differ")) | map(has("confirmed_by_rerun")) | all' "$r")" = true ] ||
+	die "[2] a difference is reported without its rerun"
+failures=$(grep -c '<failure ' "$t/changed/junit.xml" || true)
+[ "$failures" = "$differ" ] || die "[2] junit.xml has $failures failures, report.json $differ differing runs"
+grep -q '^regress: CHANGED (exit 1)' "$t/changed/summary.txt" || die "[2] summary.txt does not open with the result"
+
+stage "[3] a patch that does not apply"
+sed 's/^ \tif (!size)$/ \tif (!size_that_is_not_there)/' "$patch" >"$t/stale.patch"
+cmp -s "$patch" "$t/stale.patch" && die "[3] could not make a stale copy of $patch"
+rc=0
+"$regress" --out "$t/stale" --contexts root --patch "$t/stale.patch" >"$t/stale.log" 2>&1 || rc=$?
+[ $rc -eq 125 ] || die "[3] a patch that does not apply made scripts/regress.sh exit $rc, not 125"
+grep -q "stale.patch does not apply.*kernel/events/core.c:[0-9]" "$t/stale.log" ||
+	die "[3] the error does not name the patch and its hunk: $(grep error: "$t/stale.log" | head -n 3)"
+info "$(grep -m1 'does not apply' "$t/stale.log")"
+stage "regression testing with the one command passed"
