@@ -233,7 +233,7 @@ pub(crate) enum Command {
         b: PathBuf,
         /// How threads are paired: by tid, by order of first appearance
         /// (of processes, then of threads by their first call), or auto
-        /// (the same tid, else the same place in the process's spawn
+        /// (the same tid, else the same rank in the process's tid
         /// order).
         #[arg(long = "match", value_enum, default_value_t = MatchArg::Auto)]
         matching: MatchArg,

@@ -201,8 +201,6 @@ pub(super) fn capture_calls(trace: &[u8]) -> Result<Vec<CaptureCall>, String> {
 pub(super) fn contender_calls(file: &[u8]) -> Result<Vec<ContenderCall>, String> {
     const MAGIC: u64 = 0x0031_4650_4254_4e41; // "ANTBPF1"
     const ENTRY: u32 = 1;
-    const STATUS_TRUNCATED: u32 = 4;
-    const STATUS_COMPLETE: u32 = 1;
     const F_SIZE_FAULT: u32 = 1;
     // The file header: magic, the records' header size, their attr size.
     const FILE_HEADER: usize = 16;
@@ -223,7 +221,7 @@ pub(super) fn contender_calls(file: &[u8]) -> Result<Vec<ContenderCall>, String>
         }
         let status = u32_at(rec, 88)?;
         let size_read = u32_at(rec, 28)? & F_SIZE_FAULT == 0 && status != abi::STATUS_NULL_PTR;
-        let read = status == STATUS_COMPLETE || status == STATUS_TRUNCATED;
+        let read = status == abi::STATUS_COMPLETE || status == abi::STATUS_TRUNCATED;
         calls.push(ContenderCall {
             pid: u32_at(rec, 16)?,
             tid: u32_at(rec, 20)?,
@@ -279,8 +277,6 @@ pub(super) struct Compared<'a> {
 impl Fidelity {
     /// Counts one call; `what` names it in an error.
     pub(super) fn add(&mut self, c: &Compared<'_>, what: &str) {
-        const STATUS_FAULT: u32 = 3;
-        const STATUS_TRUNCATED: u32 = 4;
         self.calls += 1;
         self.racy += u64::from(c.racy);
         // perf_event_open(2)'s five arguments: the syscall tracepoint
@@ -318,11 +314,11 @@ impl Fidelity {
             }
         }
         match c.contender.status {
-            STATUS_FAULT => {
+            abi::STATUS_FAULT => {
                 self.contender_unread += 1;
                 self.contender_unread_kernel_read += u64::from(!kernel.head.is_empty());
             }
-            STATUS_TRUNCATED => self.contender_truncated += 1,
+            abi::STATUS_TRUNCATED => self.contender_truncated += 1,
             _ => {}
         }
         if c.contender.attr.differs(kernel) {
