@@ -17,6 +17,17 @@ failures_cannot_test() {
 	trap 'die "failed at line $LINENO"' ERR
 }
 
+# The privilege contexts a program runs under (qemu/guest/capture.sh's
+# antinomie-context sets each up).
+ALL_CONTEXTS=(root perfmon user-p2 user-p1 user-p0 user-m1 userns)
+
+# is_context NAME: NAME is one of the privilege contexts.
+is_context() {
+	local c
+	for c in "${ALL_CONTEXTS[@]}"; do [ "$c" = "$1" ] && return 0; done
+	return 1
+}
+
 # guest_run_collect KERNEL INITRD SCENARIO OUT TIMEOUT MEM DISK_SIZE APPEND:
 # boot KERNEL with INITRD running SCENARIO and a sparse results disk of
 # DISK_SIZE, the serial console to OUT/console.log; then unpack the results

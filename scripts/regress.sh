@@ -41,7 +41,6 @@
 . "$(dirname "$0")/guest-lib.sh"
 failures_cannot_test
 
-ALL_CONTEXTS=(root perfmon user-p2 user-p1 user-p0 user-m1 userns)
 # One run's longest time in the guest; a longer one is stopped and its
 # status compared like any other.
 ENTRY_TIMEOUT=600
@@ -73,12 +72,6 @@ for c in "${corpora[@]}"; do
 	[ -f "$c" ] || die "--corpus $c: no such file"
 done
 [ "$contexts" != all ] || contexts=$(IFS=, && echo "${ALL_CONTEXTS[*]}")
-# is_context NAME: NAME is one of the privilege contexts.
-is_context() {
-	local c
-	for c in "${ALL_CONTEXTS[@]}"; do [ "$c" = "$1" ] && return 0; done
-	return 1
-}
 IFS=, read -r -a wanted_contexts <<<"$contexts"
 for c in "${wanted_contexts[@]}"; do
 	is_context "$c" || die "--contexts: unknown context '$c' (known: ${ALL_CONTEXTS[*]})"

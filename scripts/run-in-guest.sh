@@ -96,10 +96,9 @@ while [ $# -gt 0 ]; do
 	shift
 done
 [ $# -ge 1 ] || die "usage: $0 [options] -- PROGRAM [ARGS...]"
-case "$context" in
-"" | root | perfmon | user-p2 | user-p1 | user-p0 | user-m1 | userns) ;;
-*) die "--context $context: not a context (root, perfmon, user-p2, user-p1, user-p0, user-m1, userns)" ;;
-esac
+known_contexts=$(IFS=, && echo "${ALL_CONTEXTS[*]}")
+[ -z "$context" ] || is_context "$context" ||
+	die "--context $context: not a context (${known_contexts//,/, })"
 for d in "${adds[@]}"; do
 	[ -d "$d" ] || die "--add $d: not a directory"
 done
