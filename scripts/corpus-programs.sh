@@ -3,8 +3,9 @@
 # image's root (for `qemu/build-initramfs.sh DIR` or `scripts/run-in-guest.sh
 # --add DIR`): the host distribution's perf (Debian's linux-perf, installed
 # with apt through the machine's own apt configuration when it is missing),
-# its shared libraries, what it loads at run time, bash for perf test's bash
-# scripts, and the helper scripts of qemu/corpus/ on the guest's PATH.
+# its shared libraries, what it loads at run time, and bash for perf test's
+# bash scripts. (The helper scripts of qemu/corpus/ are in every image:
+# qemu/build-initramfs.sh puts them on the guest's PATH.)
 #
 # usage: scripts/corpus-programs.sh DIR
 . "$(dirname "$0")/lib.sh"
@@ -40,8 +41,4 @@ done
 mkdir -p "$root/bin"
 ln -sfn /usr/local/bin/bash "$root/bin/bash"
 
-stage "the corpus's helper scripts (qemu/corpus/*.sh)"
-for s in "$ANTINOMIE_ROOT"/qemu/corpus/*.sh; do
-	install -m 0755 "$s" "$root/usr/local/bin/$(basename "$s")"
-done
 info "$(du -sh "$root" | cut -f1) in $root"

@@ -3,7 +3,7 @@
 # leading `--exact EVENT` options and the rule they judge a count by, its
 # number kept for an --exact event and reduced to a word for any other.
 # Sourced from the directory of the script that sources it (the guest's
-# /usr/local/bin, where scripts/corpus-programs.sh lays this directory's
+# /usr/local/bin, where qemu/build-initramfs.sh installs this directory's
 # scripts); it runs nothing itself.
 
 # read_exact_events ARGS...: the leading `--exact EVENT` options of ARGS
