@@ -26,7 +26,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define ANTINOMIE_ABI_VERSION		2
+#define ANTINOMIE_ABI_VERSION		3
 /* Reads "ANTI" in a hex dump of a little-endian meta page. */
 #define ANTINOMIE_MAGIC			0x49544e41U
 
@@ -414,15 +414,17 @@ struct antinomie_capture {
 /*
  * struct antinomie_exit.flags.
  *
- * SIZE_READ: the call failed with E2BIG and required_size holds the u32
- * read back from attr_uptr->size after it (unset if that read faulted).
- * SIZE_WRITTEN: that E2BIG came from the size checks of perf_copy_attr(),
- * which store sizeof(struct perf_event_attr) there but ignore a fault, so
- * required_size may still show the caller's value. Without it the E2BIG
- * came from a check after perf_copy_attr(), which writes nothing there:
- * perf_event_validate_size() (a read or sample size too large), the
- * kprobe and uprobe PMUs' event_init (a function name or path that
+ * SIZE_WRITTEN: the call failed with E2BIG from the size checks of
+ * perf_copy_attr(), which store sizeof(struct perf_event_attr) into
+ * attr_uptr->size; required_size is the value stored, as the kernel knew
+ * it (the capture reads no user memory after the call). Without it an
+ * E2BIG came from a check after perf_copy_attr(), which writes nothing
+ * there: perf_event_validate_size() (a read or sample size too large),
+ * the kprobe and uprobe PMUs' event_init (a function name or path that
  * strndup_user() refuses), or an LSM.
+ * SIZE_STORE_FAULT: with SIZE_WRITTEN, that store faulted (perf_copy_attr()
+ * ignores it): the caller's size field keeps its value, and required_size
+ * is the value the kernel tried to store.
  * ATTR_COPIED: perf_copy_attr() succeeded.
  * ATTR_MISMATCH: perf_copy_attr() read the attr (copy_struct_from_user()
  * succeeded; its checks may still fail the call, without ATTR_COPIED) and
@@ -437,12 +439,17 @@ struct antinomie_capture {
  * min(it, attr_max) bytes the kernel read, as read.
  * ENTRY_LOST: this call's ENTRY was dropped, and counted in the lost[]
  * of the ring it was offered to, so a reader must not wait for it.
+ * ENTRY_GONE: this call's ENTRY (or the count of its loss) went to rings
+ * that were replaced (ANTINOMIE_IOC_SET_RING_SIZE) or freed (the last
+ * consumer closed with capture off) while the call ran; these rings
+ * never held it, so a reader must not wait for it.
  */
-#define ANTINOMIE_EXIT_F_SIZE_READ	(1U << 0)
-#define ANTINOMIE_EXIT_F_SIZE_WRITTEN	(1U << 1)
-#define ANTINOMIE_EXIT_F_ATTR_COPIED	(1U << 2)
-#define ANTINOMIE_EXIT_F_ATTR_MISMATCH	(1U << 3)
-#define ANTINOMIE_EXIT_F_ENTRY_LOST	(1U << 4)
+#define ANTINOMIE_EXIT_F_SIZE_STORE_FAULT	(1U << 0)
+#define ANTINOMIE_EXIT_F_SIZE_WRITTEN		(1U << 1)
+#define ANTINOMIE_EXIT_F_ATTR_COPIED		(1U << 2)
+#define ANTINOMIE_EXIT_F_ATTR_MISMATCH		(1U << 3)
+#define ANTINOMIE_EXIT_F_ENTRY_LOST		(1U << 4)
+#define ANTINOMIE_EXIT_F_ENTRY_GONE		(1U << 5)
 
 /**
  * struct antinomie_exit - body of an EXIT record, written when the call
@@ -453,9 +460,10 @@ struct antinomie_capture {
  * @duration_ns: this record's time_ns minus the ENTRY's, exactly, also
  *	when the ENTRY was dropped: the call's run from just before the
  *	ENTRY was reserved to just before the EXIT was, which includes
- *	writing the ENTRY and, after -E2BIG, reading the size back.
- * @required_size: with ANTINOMIE_EXIT_F_SIZE_READ, attr_uptr->size as read
- *	after the call; otherwise 0.
+ *	writing the ENTRY.
+ * @required_size: with ANTINOMIE_EXIT_F_SIZE_WRITTEN, the size
+ *	perf_copy_attr() stored into attr_uptr->size (or tried to, with
+ *	ANTINOMIE_EXIT_F_SIZE_STORE_FAULT); otherwise 0.
  * @nr_items: capture items that follow.
  */
 struct antinomie_exit {

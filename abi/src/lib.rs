@@ -41,7 +41,7 @@ compile_error!("antinomie-abi encodes ioctl numbers the asm-generic way only");
 
 /// `ANTINOMIE_ABI_VERSION`: the version this crate mirrors; compare with
 /// [`Meta::abi_version`] and [`Info::abi_version`].
-pub const ABI_VERSION: u32 = 2;
+pub const ABI_VERSION: u32 = 3;
 /// `ANTINOMIE_MAGIC`: [`Meta::magic`] of every ring.
 pub const MAGIC: u32 = 0x4954_4e41;
 
@@ -113,11 +113,12 @@ pub const CAPTURE_F_SIZE_FAULT: u32 = 1 << 2;
 /// the kernel's copy, not user memory.
 pub const CAPTURE_F_KERNEL_COPY: u32 = 1 << 3;
 
-/// `ANTINOMIE_EXIT_F_SIZE_READ`: [`Exit::flags`] bit,
-/// [`Exit::required_size`] was read back.
-pub const EXIT_F_SIZE_READ: u32 = 1 << 0;
-/// `ANTINOMIE_EXIT_F_SIZE_WRITTEN`: [`Exit::flags`] bit, the kernel wrote
-/// the required size (E2BIG from `perf_copy_attr()`).
+/// `ANTINOMIE_EXIT_F_SIZE_STORE_FAULT`: [`Exit::flags`] bit, with
+/// [`EXIT_F_SIZE_WRITTEN`]: the kernel's store of the size faulted.
+pub const EXIT_F_SIZE_STORE_FAULT: u32 = 1 << 0;
+/// `ANTINOMIE_EXIT_F_SIZE_WRITTEN`: [`Exit::flags`] bit, E2BIG from
+/// `perf_copy_attr()`'s size checks, which store the size the kernel
+/// wants; [`Exit::required_size`] holds it.
 pub const EXIT_F_SIZE_WRITTEN: u32 = 1 << 1;
 /// `ANTINOMIE_EXIT_F_ATTR_COPIED`: [`Exit::flags`] bit, `perf_copy_attr()`
 /// succeeded and was compared with the entry capture.
@@ -128,6 +129,9 @@ pub const EXIT_F_ATTR_MISMATCH: u32 = 1 << 3;
 /// `ANTINOMIE_EXIT_F_ENTRY_LOST`: [`Exit::flags`] bit, this call's entry
 /// record was dropped.
 pub const EXIT_F_ENTRY_LOST: u32 = 1 << 4;
+/// `ANTINOMIE_EXIT_F_ENTRY_GONE`: [`Exit::flags`] bit, the entry (or the
+/// count of its loss) went to rings replaced or freed during the call.
+pub const EXIT_F_ENTRY_GONE: u32 = 1 << 5;
 
 /// `ANTINOMIE_META_F_LOSSLESS`: [`Meta::flags`] bit, lossless mode is on:
 /// callers wait for room rather than lose records.
@@ -354,7 +358,8 @@ pub struct Exit {
     /// `duration_ns`: this record's `time_ns` minus the entry's, exactly
     /// (the entry's clock read counts even when the entry was dropped).
     pub duration_ns: u64,
-    /// `required_size`: with [`EXIT_F_SIZE_READ`], `attr->size` after E2BIG.
+    /// `required_size`: with [`EXIT_F_SIZE_WRITTEN`], the size the kernel
+    /// stored (or tried to) into `attr->size`.
     pub required_size: u32,
     /// `nr_items`: capture items that follow.
     pub nr_items: u32,
