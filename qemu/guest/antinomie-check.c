@@ -229,7 +229,6 @@ struct call_case {
 	uint32_t exit_flags, required_size;
 };
 
-#define XF_READ		ANTINOMIE_EXIT_F_SIZE_READ
 #define XF_WRITTEN	ANTINOMIE_EXIT_F_SIZE_WRITTEN
 #define XF_COPIED	ANTINOMIE_EXIT_F_ATTR_COPIED
 
@@ -245,15 +244,15 @@ static const struct call_case cases[] = {
 	{ "invalid flags", -1, 0, 0, 1ul << 8, EINVAL,
 	  ANTINOMIE_STATUS_NOT_APPLICABLE, 0, 0, 0, 0, 0 },
 	{ "size 1", 0, 1, 0, 0, E2BIG,
-	  ANTINOMIE_STATUS_INVALID_SIZE, 0, 0, 0, XF_READ | XF_WRITTEN, 136 },
+	  ANTINOMIE_STATUS_INVALID_SIZE, 0, 0, 0, XF_WRITTEN, 136 },
 	{ "size 4097", 0, 4097, 0, 0, E2BIG,
-	  ANTINOMIE_STATUS_INVALID_SIZE, 0, 0, 0, XF_READ | XF_WRITTEN, 136 },
+	  ANTINOMIE_STATUS_INVALID_SIZE, 0, 0, 0, XF_WRITTEN, 136 },
 	{ "size 137, zero tail", 0, 137, 0, 0, 0,
 	  ANTINOMIE_STATUS_TRUNCATED, ANTINOMIE_CAPTURE_F_TAIL_ZERO, 136, 0, XF_COPIED, 0 },
 	/* The kernel reads no head after a non-zero tail: nor does capture. */
 	{ "size 200, non-zero tail", 0, 200, 199, 0, E2BIG,
 	  ANTINOMIE_STATUS_TRUNCATED, ANTINOMIE_CAPTURE_F_TAIL_NONZERO, 0, 0,
-	  XF_READ | XF_WRITTEN, 136 },
+	  XF_WRITTEN, 136 },
 	{ "attr crossing into an unmapped page", 0 /* set below */, 136, 0, 0, EFAULT,
 	  ANTINOMIE_STATUS_FAULT, 0, 100, 100, 0, 0 },
 };

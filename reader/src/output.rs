@@ -136,33 +136,48 @@ impl Stamper {
         }
     }
 }
-/// What `size` became after an E2BIG: the value read back, and whether
-/// the kernel wrote it.
+/// What the kernel did to `size` on an E2BIG.
 #[derive(Debug, Clone, Copy)]
-struct SizeAfter {
-    read: u32,
-    written: bool,
+enum SizeAfter {
+    /// `perf_copy_attr()`'s size checks stored this size there.
+    Stored(u32),
+    /// They tried to store this size; the store faulted.
+    StoreFaulted(u32),
+    /// A check after `perf_copy_attr()` failed the call; nothing stored.
+    Untouched,
+}
+
+impl SizeAfter {
+    fn of(call: &Call) -> Option<Self> {
+        if call.ret() != Some(-i64::from(libc::E2BIG)) {
+            return None;
+        }
+        Some(match (call.required_size(), call.size_written()) {
+            (Some(size), Some(true)) => Self::Stored(size),
+            (Some(size), _) => Self::StoreFaulted(size),
+            (None, _) => Self::Untouched,
+        })
+    }
 }
 
 /// One attr member as `name=value`; after an E2BIG, `size=OLD => NEW`
-/// as strace shows it when the kernel wrote the size back (or it
-/// changed), else a note that nothing was written.
-fn member_into(
-    out: &mut String,
-    view: &AttrView<'_>,
-    m: &AttrMember,
-    rendered: &str,
-    after: Option<SizeAfter>,
-) {
+/// as strace shows it when the kernel wrote the size back, else a note
+/// that nothing was written, and why.
+fn member_into(out: &mut String, m: &AttrMember, rendered: &str, after: Option<SizeAfter>) {
     out.push_str(m.name);
     out.push('=');
     out.push_str(rendered);
     match (m.name, after) {
-        ("size", Some(a)) if a.written || view.raw(m) != Some(u64::from(a.read)) => {
+        ("size", Some(SizeAfter::Stored(size))) => {
             out.push_str(" => ");
-            attr::size_into(out, u64::from(a.read));
+            attr::size_into(out, u64::from(size));
         }
-        ("size", Some(_)) => out.push_str(" /* not written back */"),
+        ("size", Some(SizeAfter::StoreFaulted(size))) => {
+            out.push_str(" /* the kernel's store of ");
+            attr::size_into(out, u64::from(size));
+            out.push_str(" faulted */");
+        }
+        ("size", Some(SizeAfter::Untouched)) => out.push_str(" /* not written back */"),
         _ => {}
     }
 }
@@ -182,7 +197,7 @@ fn attr_members_into(
             out.push_str(", ");
         }
         first = false;
-        member_into(out, view, m, s, after);
+        member_into(out, m, s, after);
     });
     !first
 }
@@ -201,10 +216,7 @@ fn attr_text_into(
         return ptr(out);
     };
     let h = &cap.header;
-    let required = call.required_size().map(|read| SizeAfter {
-        read,
-        written: call.size_written() == Some(true),
-    });
+    let required = SizeAfter::of(call);
     match h.status {
         abi::STATUS_NULL_PTR => return out.push_str("NULL"),
         abi::STATUS_NOT_APPLICABLE => {
@@ -219,7 +231,7 @@ fn attr_text_into(
             // Only `size` was read.
             view.each_text_member(pmus, scratch, |m, s| {
                 if m.name == "size" {
-                    member_into(out, &view, m, s, required);
+                    member_into(out, m, s, required);
                 }
             });
             return out.push_str(" /* invalid size: not read further */}");
@@ -343,6 +355,7 @@ fn call_text_into(s: &mut String, scratch: &mut String, call: &Call, pmus: &PmuT
     match call.state {
         CallState::EntryLost => s.push_str("/* entry lost */"),
         CallState::EntryMissing => s.push_str("/* entry not seen */"),
+        CallState::EntryGone => s.push_str("/* entry in rings replaced during the call */"),
         CallState::Complete | CallState::Unfinished => {
             // Each argument as its rule decodes it; a captured pointer
             // as its pointee.

@@ -68,7 +68,7 @@ static HEAD_FIELDS: &[CallField] = &[
         key: "state",
         ty: FieldType::Str,
         constants: Constants::Table(CALL_STATES),
-        doc: "complete, unfinished (no EXIT), entry_lost (ENTRY dropped) or entry_missing (ENTRY not seen)",
+        doc: "complete, unfinished (no EXIT), entry_lost (ENTRY dropped), entry_missing (ENTRY not seen) or entry_gone (ENTRY in rings replaced or freed during the call)",
         get: |c| Value::Str(Cow::Borrowed(c.state.as_str())),
     },
     CallField {
@@ -212,14 +212,14 @@ fn size_write_back_fields(keys: &'static CaptureKeys) -> [CallField; 2] {
             key: keys.required_size,
             ty: FieldType::U64,
             constants: Constants::Table(names::PERF_ATTR_SIZE),
-            doc: "after E2BIG: attr_uptr->size read back (136 when the kernel wrote it)",
+            doc: "after E2BIG from perf_copy_attr()'s size checks: the size the kernel stored (or tried to) into attr_uptr->size",
             get: |c| opt_u64(c.required_size().map(u64::from)),
         },
         CallField {
             key: keys.size_written,
             ty: FieldType::Bool,
             constants: Constants::None,
-            doc: "the E2BIG came from perf_copy_attr(), which writes size back",
+            doc: "the kernel wrote size back: an E2BIG from perf_copy_attr()'s size checks whose store did not fault (required_size set and this false: the store faulted)",
             get: |c| opt_bool(c.size_written()),
         },
     ]

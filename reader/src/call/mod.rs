@@ -51,6 +51,9 @@ pub enum CallState {
     /// EXIT whose ENTRY was never seen and is not flagged lost: consumed
     /// before this reader started, or in a ring that stopped.
     EntryMissing,
+    /// EXIT flagged `ENTRY_GONE`: its ENTRY (or the count of its loss)
+    /// went to rings that were replaced or freed while the call ran.
+    EntryGone,
 }
 
 impl CallState {
@@ -62,6 +65,7 @@ impl CallState {
             CallState::Unfinished => "unfinished",
             CallState::EntryLost => "entry_lost",
             CallState::EntryMissing => "entry_missing",
+            CallState::EntryGone => "entry_gone",
         }
     }
 }
@@ -215,20 +219,23 @@ impl Call {
             .map(|c| AttrView::new(c.data))
     }
 
-    /// The attr's `size` read back after E2BIG
+    /// After an E2BIG from `perf_copy_attr()`'s size checks, the size they
+    /// stored into the attr's `size` (or tried to: see [`Self::size_written`])
     /// ([`crate::syscall::CaptureKeys::required_size`]).
     #[must_use]
     pub fn required_size(&self) -> Option<u32> {
         self.exit
             .as_ref()
-            .filter(|x| x.body.flags & abi::EXIT_F_SIZE_READ != 0)
+            .filter(|x| x.body.flags & abi::EXIT_F_SIZE_WRITTEN != 0)
             .map(|x| x.body.required_size)
     }
 
-    /// Whether the kernel wrote `size` back (E2BIG from `perf_copy_attr()`).
+    /// Whether the kernel wrote `size` back: an E2BIG from
+    /// `perf_copy_attr()`'s size checks whose store did not fault.
     #[must_use]
     pub fn size_written(&self) -> Option<bool> {
-        self.exit_flag(abi::EXIT_F_SIZE_WRITTEN)
+        self.exit_flags()
+            .map(|f| f & abi::EXIT_F_SIZE_WRITTEN != 0 && f & abi::EXIT_F_SIZE_STORE_FAULT == 0)
     }
 
     /// Whether `perf_copy_attr()` succeeded and was compared.

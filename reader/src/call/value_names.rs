@@ -12,6 +12,7 @@ pub static CALL_STATES: Names = &[
     (1, "unfinished"),
     (2, "entry_lost"),
     (3, "entry_missing"),
+    (4, "entry_gone"),
 ];
 
 /// Loss reason names, by `ANTINOMIE_LOST_*` index.
@@ -38,9 +39,10 @@ mod tests {
             CallState::Unfinished,
             CallState::EntryLost,
             CallState::EntryMissing,
+            CallState::EntryGone,
         ] {
             assert!(names::value_of(CALL_STATES, state.as_str()).is_some());
         }
-        assert_eq!(CALL_STATES.len(), 4);
+        assert_eq!(CALL_STATES.len(), 5);
     }
 }

@@ -148,6 +148,7 @@ impl<'s> Assembler<'s> {
                         }
                         CallState::EntryLost => self.summary.entry_lost += 1,
                         CallState::EntryMissing => self.summary.entry_missing += 1,
+                        CallState::EntryGone => self.summary.entry_gone += 1,
                     }
                     if self.filter.as_ref().is_some_and(|f| !f.matches(&call)) {
                         self.summary.filtered_out += 1;

@@ -176,6 +176,9 @@ impl Pairer {
                 let id = x.header.call_id;
                 let (entry, state) = match self.take(id) {
                     Some(p) => (Some(p.entry), CallState::Complete),
+                    None if x.body.flags & abi::EXIT_F_ENTRY_GONE != 0 => {
+                        (None, CallState::EntryGone)
+                    }
                     None if x.body.flags & abi::EXIT_F_ENTRY_LOST != 0 => {
                         (None, CallState::EntryLost)
                     }
@@ -400,7 +403,7 @@ mod tests {
             .collect()
     }
 
-    use CallState::{Complete, EntryLost, EntryMissing, Unfinished};
+    use CallState::{Complete, EntryGone, EntryLost, EntryMissing, Unfinished};
 
     #[test]
     fn pairs_by_call_id() {
@@ -411,6 +414,13 @@ mod tests {
         p.push(exit(2, 12, 0), &mut out);
         p.push(exit(3, 13, abi::EXIT_F_ENTRY_LOST), &mut out);
         p.push(exit(4, 14, 0), &mut out);
+        // The ENTRY went to rings replaced during the call, dropped there
+        // or not: gone says more than lost.
+        p.push(exit(6, 15, abi::EXIT_F_ENTRY_GONE), &mut out);
+        p.push(
+            exit(7, 15, abi::EXIT_F_ENTRY_GONE | abi::EXIT_F_ENTRY_LOST),
+            &mut out,
+        );
         // The same id again: the first ENTRY is unfinished.
         p.push(entry(5, 15, 5), &mut out);
         p.push(entry(5, 16, 6), &mut out);
@@ -420,6 +430,8 @@ mod tests {
                 (2, Complete, false),
                 (3, EntryLost, false),
                 (4, EntryMissing, false),
+                (6, EntryGone, false),
+                (7, EntryGone, false),
                 (5, Unfinished, false),
             ]
         );

@@ -79,6 +79,9 @@ pub struct Summary {
     pub entry_lost: u64,
     /// EXIT without ENTRY, not flagged.
     pub entry_missing: u64,
+    /// EXIT flagged `ENTRY_GONE`: its ENTRY went to rings replaced or
+    /// freed during the call.
+    pub entry_gone: u64,
     /// Calls the filter rejected.
     pub filtered_out: u64,
     /// Records emitted after the reordering window.
@@ -91,7 +94,7 @@ impl Summary {
     /// All calls seen.
     #[must_use]
     pub fn calls(&self) -> u64 {
-        self.complete + self.unfinished + self.entry_lost + self.entry_missing
+        self.complete + self.unfinished + self.entry_lost + self.entry_missing + self.entry_gone
     }
 
     /// Records lost by LOST records, all CPUs and reasons.
@@ -129,43 +132,53 @@ impl Summary {
         loss
     }
 
-    /// The summary as text, one table row per CPU.
-    #[must_use]
-    pub fn to_text(&self) -> String {
-        let mut s = String::new();
-        let _ = writeln!(
-            s,
-            "summary: {} calls ({} complete, {} unfinished{}{}, {} entry lost, {} entry missing){}; {}{}",
+    /// The first line: the calls by state, then the loss.
+    fn headline(&self) -> String {
+        /// `text` when `n` is not 0.
+        fn some(n: u64, text: String) -> String {
+            if n > 0 {
+                text
+            } else {
+                String::new()
+            }
+        }
+        format!(
+            "summary: {} calls ({} complete, {} unfinished{}{}, {} entry lost, {} entry missing{}){}; {}{}",
             self.calls(),
             self.complete,
             self.unfinished,
-            if self.unfinished_maybe_lost > 0 {
+            some(
+                self.unfinished_maybe_lost,
                 format!(" ({} may have lost their exit)", self.unfinished_maybe_lost)
-            } else {
-                String::new()
-            },
-            if self.evicted > 0 {
+            ),
+            some(
+                self.evicted,
                 format!(
                     " ({} printed early by the pending cap: an exit may follow as entry missing)",
                     self.evicted
                 )
-            } else {
-                String::new()
-            },
+            ),
             self.entry_lost,
             self.entry_missing,
-            if self.filtered_out > 0 {
-                format!(", {} filtered out", self.filtered_out)
-            } else {
-                String::new()
-            },
+            some(
+                self.entry_gone,
+                format!(", {} entry gone (in rings replaced during the call)", self.entry_gone)
+            ),
+            some(self.filtered_out, format!(", {} filtered out", self.filtered_out)),
             self.loss(),
-            if self.late > 0 {
+            some(
+                self.late,
                 format!("; {} records arrived after the reordering window", self.late)
-            } else {
-                String::new()
-            },
-        );
+            ),
+        )
+    }
+
+    /// The summary as text, one table row per CPU.
+    #[must_use]
+    pub fn to_text(&self) -> String {
+        let mut s = String::new();
+        s.push_str(&self.headline());
+        s.push('\n');
         let _ = writeln!(
             s,
             "{:>5} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}  check",
@@ -306,6 +319,23 @@ mod tests {
         assert!(with(&[waited])
             .to_text()
             .contains("lossless mode: off; 1 records waited for room, 0.002 s in all"));
+    }
+
+    #[test]
+    fn exits_whose_entry_is_gone_count_as_calls_and_are_named() {
+        let mut s = with(&[None]);
+        s.complete = 1;
+        s.entry_gone = 2;
+        let headline = s.headline();
+        assert!(
+            headline.starts_with(
+                "summary: 3 calls (1 complete, 0 unfinished, 0 entry lost, 0 entry missing, \
+                 2 entry gone (in rings replaced during the call))"
+            ),
+            "{headline}"
+        );
+        s.entry_gone = 0;
+        assert!(!s.headline().contains("gone"));
     }
 }
 

@@ -175,8 +175,9 @@ impl Arg {
 /// value: each check adds its record keys to the call line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExitCheck {
-    /// After E2BIG, the struct's `size` read back, and whether the kernel
-    /// wrote it (`required_size`, `size_written`).
+    /// After E2BIG, the `size` the kernel stored into the struct (as the
+    /// kernel knew it), and whether the store landed (`required_size`,
+    /// `size_written`).
     SizeWriteBack,
     /// The kernel's own copy compared with the capture (`attr_copied`,
     /// `double_fetch`, `kernel_attr`).
@@ -204,7 +205,7 @@ pub struct CaptureKeys {
     pub decoded: &'static str,
     /// Its symbolic members by name.
     pub decoded_names: &'static str,
-    /// [`ExitCheck::SizeWriteBack`]: `size` read back.
+    /// [`ExitCheck::SizeWriteBack`]: the `size` the kernel stored.
     pub required_size: &'static str,
     /// [`ExitCheck::SizeWriteBack`]: whether the kernel wrote it.
     pub size_written: &'static str,

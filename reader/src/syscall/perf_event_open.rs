@@ -211,11 +211,11 @@ pub static PERF_EVENT_OPEN: Syscall = Syscall {
             condition: "every EXIT",
         },
         Capture {
-            what: "`attr_uptr->size` after E2BIG",
+            what: "the size `perf_copy_attr()` stores into `attr_uptr->size` on E2BIG",
             when: When::Exit,
-            how: "the u32 at offset 4 read back with `get_user()`, and whether the E2BIG came from `perf_copy_attr()`'s size checks, which write 136 there (the E2BIGs of the checks after it write nothing)",
+            how: "from the kernel's own store on the E2BIG path of `perf_copy_attr()`'s size checks (136) and whether that `put_user()` faulted; the capture never reads the field back (the E2BIGs of the checks after it write nothing)",
             keys: &["arg0.required_size", "arg0.size_written"],
-            condition: "`ret == -E2BIG` (`arg0.required_size` absent when the read back faulted)",
+            condition: "`ret == -E2BIG` from `perf_copy_attr()`'s size checks (`arg0.size_written` false with `arg0.required_size` set: the store faulted)",
         },
         Capture {
             what: "the kernel's own copy of the attr (double fetch)",

@@ -338,7 +338,7 @@ pub fn scenario() -> Vec<RingBuilder> {
         Some(CaptureSpec::empty(abi::STATUS_INVALID_SIZE, 1)),
         -7,
     );
-    c.exit_flags = abi::EXIT_F_SIZE_READ | abi::EXIT_F_SIZE_WRITTEN;
+    c.exit_flags = abi::EXIT_F_SIZE_WRITTEN;
     c.required_size = 136;
     r1.entry(&c.entry());
     r1.exit(&c.exit());
@@ -366,14 +366,15 @@ pub fn scenario() -> Vec<RingBuilder> {
     r0.entry(&c.entry());
     r1.exit(&c.exit());
 
-    // 6. size 200 with a non-zero tail: truncated, E2BIG, written back.
+    // 6. size 200 with a non-zero tail in read-only memory: truncated,
+    // E2BIG, the kernel's store of 136 faults.
     let mut a = sw_clock(200);
     set(&mut a, "config3", 1);
     let mut item = CaptureSpec::complete(&a);
     item.status = abi::STATUS_TRUNCATED;
     item.flags = abi::CAPTURE_F_TAIL_NONZERO;
     let mut c = call(6, at(6), args(ATTR_PTR, 0, -1, -1, 0), Some(item), -7);
-    c.exit_flags = abi::EXIT_F_SIZE_READ | abi::EXIT_F_SIZE_WRITTEN;
+    c.exit_flags = abi::EXIT_F_SIZE_WRITTEN | abi::EXIT_F_SIZE_STORE_FAULT;
     c.required_size = 136;
     r0.entry(&c.entry());
     r0.exit(&c.exit());
@@ -425,7 +426,7 @@ pub fn scenario() -> Vec<RingBuilder> {
     r1.entry(&c.entry());
     r1.exit(&c.exit());
 
-    // 10. E2BIG from perf_event_validate_size: size read back, not written.
+    // 10. E2BIG from perf_event_validate_size: copied, no size stored.
     let mut a = sw_clock(136);
     set(&mut a, "sample_type", 0x1ff_ffff);
     set(&mut a, "read_format", 0xf);
@@ -436,8 +437,7 @@ pub fn scenario() -> Vec<RingBuilder> {
         Some(CaptureSpec::complete(&a)),
         -7,
     );
-    c.exit_flags = abi::EXIT_F_SIZE_READ;
-    c.required_size = 136;
+    c.exit_flags = abi::EXIT_F_ATTR_COPIED;
     r0.entry(&c.entry());
     r0.exit(&c.exit());
 

@@ -136,7 +136,7 @@ pub(crate) fn derive(
             }
             if e == E2BIG && w.required_size != Some(136) {
                 kme.push(format!(
-                    "E2BIG from perf_copy_attr() writes 136 back, read back {:?}",
+                    "E2BIG from perf_copy_attr() writes 136 back, the workload read {:?}",
                     w.required_size
                 ));
             }
@@ -222,7 +222,7 @@ pub(crate) fn derive(
     let e2big = w.ret == -i64::from(E2BIG);
     k.push((
         "arg0.required_size",
-        ev(exit && e2big, opt(w.required_size)),
+        ev(exit && e2big && size_written, opt(w.required_size)),
     ));
     k.push((
         "arg0.size_written",
