@@ -191,6 +191,7 @@ impl CallGen {
         let state = match (has_entry, has_exit) {
             (true, true) => CallState::Complete,
             (true, false) => CallState::Unfinished,
+            _ if self.exit_flags & abi::EXIT_F_ENTRY_GONE != 0 => CallState::EntryGone,
             _ if self.exit_flags & abi::EXIT_F_ENTRY_LOST != 0 => CallState::EntryLost,
             _ => CallState::EntryMissing,
         };
