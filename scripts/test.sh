@@ -15,7 +15,7 @@
 #            capture off and on, the reader and its filters end to end,
 #            and programs run with run-in-guest.sh.
 #   (none)   everything, what CI runs: the guest tier, then
-#            scripts/regress.sh on an unchanged and a changed kernel, the
+#            scripts/regress.sh on an unchanged kernel, a deliberate and a real change, the
 #            capture-off kernel, the debug kernel (KASAN, UBSAN, lockdep,
 #            KFENCE) with its kselftest and the randomized campaign, and
 #            the failure modes (bad input fails with a one-line reason).

@@ -23,7 +23,12 @@
 #        consequence (antinomie-e2e cause-check);
 #      summary.txt, report.json and junit.xml say the same;
 #   3. a patch that does not apply: exit 125, the error naming the file
-#      and the hunk.
+#      and the hunk;
+#   4. the cheapest real change of scripts/tests/regression/changes/
+#      (revert-sw-cgroup-switches.patch: software event 11 unknown again,
+#      ENOENT in every context), with the random workload as root and as
+#      an unprivileged user: exit 1, and reader diff reports exactly the
+#      calls whose outcome the workload saw change (diff-check), in both.
 # Needs the normal kernel and the guest binaries (the test command makes
 # them); builds the changed kernel (ccache makes it one object).
 #
@@ -56,13 +61,14 @@ rm -rf "$t"
 mkdir -p "$t"
 
 # regress NAME WANT [ARGS...]: the one command, results in $t/NAME; its exit
-# status must be WANT.
+# status must be WANT. The corpus is $corpus, the contexts $contexts.
+corpus=$ANTINOMIE_ROOT/qemu/corpus/default.list
 regress() {
 	local name=$1 want=$2 rc=0
 	shift 2
 	stage "scripts/regress.sh ${*:-(no change)} (want exit $want)"
 	"$regress" --out "$t/$name" --seed "$seed" --contexts "$contexts" \
-		--corpus "$ANTINOMIE_ROOT/qemu/corpus/default.list" "$@" >"$t/$name.log" 2>&1 || rc=$?
+		--corpus "$corpus" "$@" >"$t/$name.log" 2>&1 || rc=$?
 	[ $rc -eq "$want" ] || { tail -n 30 "$t/$name.log" >&2; die "scripts/regress.sh $* exited $rc, not $want (see $t/$name.log)"; }
 	# The report's first lines; awk reads to the end, so no writer of the
 	# pipe dies of SIGPIPE under pipefail.
@@ -105,22 +111,23 @@ jq -e '.result == "changed" and .runs_could_not_test == 0' "$r" >/dev/null ||
 # A difference the rerun did not show (not-reproducible) is not reported.
 others=$(jq -r '.runs[] | select((.outcome == "differ" or .outcome == "error") and .workload != "random" and .workload != "dependent") | "\(.workload) as \(.context): \(.outcome)"' "$r")
 [ -z "$others" ] || die "[2] runs other than the two workloads' are reported: $others"
-# check WORKLOAD CONTEXT CHECK: antinomie-e2e CHECK (diff-check or
-# cause-check) of the comparison the report shows for WORKLOAD as CONTEXT
-# (the first run's, or its rerun's) against the workload's own logs.
+# check NAME WORKLOAD CONTEXT CHECK: antinomie-e2e CHECK (diff-check or
+# cause-check) of the comparison the report of regress NAME shows for
+# WORKLOAD as CONTEXT (the first run's, or its rerun's) against the
+# workload's own logs.
 check() {
-	local workload=$1 ctx=$2 what=$3 rerun d
+	local name=$1 workload=$2 ctx=$3 what=$4 rerun d report=$t/$1/report.json
 	rerun=$(jq -r --arg w "$workload" --arg c "$ctx" '.runs[] | select(.workload == $w and .context == $c) |
-		if .shown == "rerun" then "-rerun" else "" end' "$r")
-	d=$t/changed/diffs$rerun/$workload/$ctx
-	"$bins/antinomie-e2e" "$what" --workload-a "$t/changed/runs/baseline$rerun/$workload/$ctx/stdout" \
-		--workload-b "$t/changed/runs/changed$rerun/$workload/$ctx/stdout" --diff "$d/diff.json" >"$d/$what.txt" 2>&1 ||
-		{ tail -n 20 "$d/$what.txt" >&2; die "[2] $workload as $ctx: reader diff's report differs from what the workload saw change ($what)"; }
+		if .shown == "rerun" then "-rerun" else "" end' "$report")
+	d=$t/$name/diffs$rerun/$workload/$ctx
+	"$bins/antinomie-e2e" "$what" --workload-a "$t/$name/runs/baseline$rerun/$workload/$ctx/stdout" \
+		--workload-b "$t/$name/runs/changed$rerun/$workload/$ctx/stdout" --diff "$d/diff.json" >"$d/$what.txt" 2>&1 ||
+		{ tail -n 20 "$d/$what.txt" >&2; die "[$name] $workload as $ctx: reader diff's report differs from what the workload saw change ($what)"; }
 	info "$workload as $ctx: $(jq -r --arg w "$workload" --arg c "$ctx" '.runs[] | select(.workload == $w and .context == $c) |
-		"\(.outcome), \(.calls.differing) of \(.calls.a) calls differ"' "$r"); $what: $(tail -n 1 "$d/$what.txt")"
+		"\(.outcome), \(.calls.differing) of \(.calls.a) calls differ"' "$report"); $what: $(tail -n 1 "$d/$what.txt")"
 }
 for ctx in $(random_contexts "$t/changed"); do
-	check random "$ctx" diff-check
+	check changed random "$ctx" diff-check
 done
 # The change alters what a root caller gets, so both workloads must see it
 # there.
@@ -130,7 +137,7 @@ for w in random dependent; do
 done
 [ "$(jq -r '.runs[] | select(.workload == "dependent") | .context' "$r")" = root ] ||
 	die "[2] the dependent workload did not run as root (and only as root)"
-check dependent root cause-check
+check changed dependent root cause-check
 differ=$(jq '.runs_differing' "$r")
 [ "$differ" -gt 0 ] || die "[2] the change made no confirmed difference"
 [ "$(jq '.runs | map(select(.outcome == "differ")) | map(has("confirmed_by_rerun")) | all' "$r")" = true ] ||
@@ -148,4 +155,19 @@ rc=0
 grep -q "stale.patch does not apply.*kernel/events/core.c:[0-9]" "$t/stale.log" ||
 	die "[3] the error does not name the patch and its hunk: $(grep error: "$t/stale.log" | head -n 3)"
 info "$(grep -m1 'does not apply' "$t/stale.log")"
+
+# [4] A real change, on the random workload only (the change alters
+# software events, which the random workload draws in every context).
+real=$ANTINOMIE_ROOT/scripts/tests/regression/changes/revert-sw-cgroup-switches.patch
+grep '^random ' "$ANTINOMIE_ROOT/qemu/corpus/default.list" >"$t/random.list"
+corpus=$t/random.list contexts=root,user-p2
+regress real 1 --patch "$real"
+r=$t/real/report.json
+jq -e '.result == "changed" and .runs_could_not_test == 0' "$r" >/dev/null ||
+	die "[4] report.json does not say changed: $(jq -c '{result, runs_differing, runs_could_not_test}' "$r")"
+for ctx in root user-p2; do
+	[ "$(jq -r --arg c "$ctx" '.runs[] | select(.workload == "random" and .context == $c) | .outcome' "$r")" = differ ] ||
+		die "[4] random as $ctx: $(basename "$real") made no confirmed difference"
+	check real random "$ctx" diff-check
+done
 stage "regression testing with the one command passed"
