@@ -19,7 +19,7 @@ failures_cannot_test() {
 
 # The privilege contexts a program runs under (qemu/guest/capture.sh's
 # antinomie-context sets each up).
-ALL_CONTEXTS=(root perfmon user-p2 user-p1 user-p0 user-m1 userns)
+ALL_CONTEXTS=(root perfmon user-p4 user-p3 user-p2 user-p1 user-p0 user-m1 userns)
 
 # is_context NAME: NAME is one of the privilege contexts.
 is_context() {

@@ -22,7 +22,7 @@
 #   --corpus LIST      a corpus list (default: every qemu/corpus/*.list);
 #                      repeat for several; format in qemu/corpus/default.list
 #   --contexts LIST    run only these contexts (comma-separated; default:
-#                      all of root,perfmon,user-p2,user-p1,user-p0,user-m1,userns)
+#                      all of root,perfmon,user-p4,user-p3,user-p2,user-p1,user-p0,user-m1,userns)
 #   --seed S           replaces ${SEED} in the corpus's command lines
 #                      (default: 20261130), the same on both kernels
 #   --out DIR          where the results go (default: ./antinomie-regress)

@@ -39,8 +39,9 @@
 #   --allow-loss         exit with the program's status even when the
 #                        capture lost records
 #   --context NAME       run the program in a privilege context (root,
-#                        perfmon, user-p2, user-p1, user-p0, user-m1,
-#                        userns) through antinomie-context --other-user-task
+#                        perfmon, user-p4, user-p3, user-p2, user-p1,
+#                        user-p0, user-m1, userns) through
+#                        antinomie-context --other-user-task
 #                        (qemu/guest-tests/src/bin/antinomie-context), in
 #                        /tmp (writable whatever the uid); the reader stays
 #                        root and the root shell writes the program's

@@ -44,7 +44,7 @@ capture_stop() {
 # launch CONTEXT CWD PREFIX COMMAND...: run COMMAND in the directory CWD
 # (created), stdin /dev/null, its stdout, stderr and exit status into
 # PREFIXstdout, PREFIXstderr and PREFIXstatus (PREFIX "DIR/" or
-# "DIR/control."), and its status in launch_status. With a CONTEXT (root, perfmon, user-p2, user-p1,
+# "DIR/control."), and its status in launch_status. With a CONTEXT (root, perfmon, user-p4, user-p3, user-p2, user-p1,
 # user-p0, user-m1, userns) it runs through `antinomie-context
 # --other-user-task CONTEXT --`, which sets the context up, checks it,
 # writes its `context: ` line first on stderr and exits 125 when the

@@ -25,15 +25,16 @@
 #   3. a patch that does not apply: exit 125, the error naming the file
 #      and the hunk;
 #   4. the cheapest real change of scripts/tests/regression/changes/
-#      (revert-sw-cgroup-switches.patch: software event 11 unknown again,
-#      ENOENT in every context), with the random workload as root and as
-#      an unprivileged user: exit 1, and reader diff reports exactly the
-#      calls whose outcome the workload saw change (diff-check), in both.
+#      (debian-perf-paranoid-3.patch: Debian's perf_event_paranoid level 3,
+#      EACCES for every caller without CAP_SYS_ADMIN), with the random
+#      workload as root, user-p2 and user-p3: exit 1; user-p3 differs and
+#      reader diff reports exactly the calls whose outcome the workload saw
+#      change (diff-check); root and user-p2 are equal.
 # Needs the normal kernel and the guest binaries (the test command makes
 # them); builds the changed kernel (ccache makes it one object).
 #
 # usage: scripts/tests/regress.sh [--seed S] [--contexts LIST]
-#   --contexts LIST   the contexts to run (default: all seven; see
+#   --contexts LIST   the contexts to run (default: all nine; see
 #                     scripts/regress.sh --contexts)
 . "$(dirname "$0")/../lib.sh"
 
@@ -94,11 +95,12 @@ for ctx in $(random_contexts "$t/same"); do
 		die "[1] random as $ctx did not draw tracepoint $tp_id: $(grep -m1 'tracepoint id' "$run/stderr" || echo 'no tracepoint line')"
 	"$bins/reader" show "$run/trace.antinomie" --format json --no-summary >"$run/reader.jsonl" ||
 		die "[1] reader show cannot decode $run/trace.antinomie"
-	# Paranoid 2 without CAP_PERFMON (user-p2; userns, whose caps hold in
-	# its namespace only) has no access to kernel data, which the
-	# comparator's model of perf_copy_attr() needs to know.
+	# Paranoid 2 and above without CAP_PERFMON (user-p4, user-p3, user-p2;
+	# userns, whose caps hold in its namespace only) has no access to
+	# kernel data, which the comparator's model of perf_copy_attr() needs
+	# to know.
 	access=()
-	case $ctx in user-p2 | userns) access=(--no-kernel-access) ;; esac
+	case $ctx in user-p4 | user-p3 | user-p2 | userns) access=(--no-kernel-access) ;; esac
 	"$bins/antinomie-e2e" compare "${access[@]}" --workload "$run/stdout" --reader "$run/reader.jsonl" >"$run/compare.txt" 2>&1 ||
 		{ tail -n 20 "$run/compare.txt" >&2; die "[1] the capture of random as $ctx differs from the workload's log"; }
 	info "random as $ctx: $(tail -n 1 "$run/compare.txt")"
@@ -156,18 +158,23 @@ grep -q "stale.patch does not apply.*kernel/events/core.c:[0-9]" "$t/stale.log" 
 	die "[3] the error does not name the patch and its hunk: $(grep error: "$t/stale.log" | head -n 3)"
 info "$(grep -m1 'does not apply' "$t/stale.log")"
 
-# [4] A real change, on the random workload only (the change alters
-# software events, which the random workload draws in every context).
-real=$ANTINOMIE_ROOT/scripts/tests/regression/changes/revert-sw-cgroup-switches.patch
+# [4] A real change, on the random workload only: it refuses callers
+# without CAP_SYS_ADMIN at paranoid 3, and leaves every other context as
+# it was.
+real=$ANTINOMIE_ROOT/scripts/tests/regression/changes/debian-perf-paranoid-3.patch
 grep '^random ' "$ANTINOMIE_ROOT/qemu/corpus/default.list" >"$t/random.list"
-corpus=$t/random.list contexts=root,user-p2
+corpus=$t/random.list contexts=root,user-p2,user-p3
 regress real 1 --patch "$real"
 r=$t/real/report.json
 jq -e '.result == "changed" and .runs_could_not_test == 0' "$r" >/dev/null ||
 	die "[4] report.json does not say changed: $(jq -c '{result, runs_differing, runs_could_not_test}' "$r")"
+# outcome CONTEXT: the random workload's outcome as CONTEXT.
+outcome() {
+	jq -r --arg c "$1" '.runs[] | select(.workload == "random" and .context == $c) | .outcome' "$r"
+}
 for ctx in root user-p2; do
-	[ "$(jq -r --arg c "$ctx" '.runs[] | select(.workload == "random" and .context == $c) | .outcome' "$r")" = differ ] ||
-		die "[4] random as $ctx: $(basename "$real") made no confirmed difference"
-	check real random "$ctx" diff-check
+	[ "$(outcome "$ctx")" = equal ] || die "[4] random as $ctx: $(outcome "$ctx"), not equal: the change is for paranoid 3 only"
 done
+[ "$(outcome user-p3)" = differ ] || die "[4] random as user-p3: $(outcome user-p3), not differ"
+check real random user-p3 diff-check
 stage "regression testing with the one command passed"

@@ -3,9 +3,11 @@
 //! calls go through the permission checks a root caller skips.
 //!
 //! The contexts: `root`; `perfmon` (an unprivileged uid holding
-//! `CAP_PERFMON` alone, as an ambient capability); `user-p2`, `user-p1`,
-//! `user-p0`, `user-m1` (an unprivileged uid, no caps,
-//! `kernel.perf_event_paranoid` 2, 1, 0, -1); `userns` (an unprivileged
+//! `CAP_PERFMON` alone, as an ambient capability); `user-p4`, `user-p3`,
+//! `user-p2`, `user-p1`, `user-p0`, `user-m1` (an unprivileged uid, no
+//! caps, `kernel.perf_event_paranoid` 4, 3, 2, 1, 0, -1: the pinned kernel
+//! treats 3 and 4 as 2, the stricter levels some distributions patch in
+//! refuse more); `userns` (an unprivileged
 //! uid in a new user namespace: every cap inside it, none outside). All
 //! but the `user-*` contexts run at paranoid 2, the default.
 //!
@@ -58,9 +60,11 @@ pub enum Context {
 }
 
 impl Context {
-    const ALL: [Context; 7] = [
+    const ALL: [Context; 9] = [
         Context::Root,
         Context::Perfmon,
+        Context::User(4),
+        Context::User(3),
         Context::User(2),
         Context::User(1),
         Context::User(0),
@@ -72,6 +76,8 @@ impl Context {
         match self {
             Context::Root => "root",
             Context::Perfmon => "perfmon",
+            Context::User(4) => "user-p4",
+            Context::User(3) => "user-p3",
             Context::User(2) => "user-p2",
             Context::User(1) => "user-p1",
             Context::User(0) => "user-p0",
@@ -112,7 +118,8 @@ struct Args {
     /// `ANTINOMIE_OTHER_PID`.
     #[arg(long, conflicts_with = "verify")]
     other_user_task: bool,
-    /// root, perfmon, user-p2, user-p1, user-p0, user-m1 or userns.
+    /// root, perfmon, user-p4, user-p3, user-p2, user-p1, user-p0, user-m1
+    /// or userns.
     context: String,
     /// The program and its arguments.
     #[arg(last = true)]
