@@ -374,12 +374,16 @@ struct antinomie_entry {
  * kernel's E2BIG criterion for eff > attr_max: only a non-zero tail fails.
  * SIZE_FAULT: reading the size word itself faulted, so declared_size is 0
  * and meaningless. KERNEL_COPY: the data is the kernel's own copy, as
- * perf_copy_attr() left it, not user memory.
+ * perf_copy_attr() left it, not user memory. FAULT_INJECTED: with
+ * STATUS_FAULT and fault_offset 0, the calling task's fail-nth (fault
+ * injection) was armed to fail the kernel's copy of the attr, which then
+ * reads none of it, so neither did the capture.
  */
 #define ANTINOMIE_CAPTURE_F_TAIL_ZERO		(1U << 0)
 #define ANTINOMIE_CAPTURE_F_TAIL_NONZERO	(1U << 1)
 #define ANTINOMIE_CAPTURE_F_SIZE_FAULT		(1U << 2)
 #define ANTINOMIE_CAPTURE_F_KERNEL_COPY		(1U << 3)
+#define ANTINOMIE_CAPTURE_F_FAULT_INJECTED	(1U << 4)
 
 /**
  * struct antinomie_capture - header of one captured pointee

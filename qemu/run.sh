@@ -194,11 +194,13 @@ guest_rc=$(((rc >> 1) - 1))
 
 # Any kernel splat fails the run, whatever the scenario said. KASAN, KFENCE,
 # lockdep, might_sleep and hung-task reports all start with one of these.
-# A fault the kselftest injects on purpose (fail-nth, debug kernel) is
-# reported with a stack dump too: "FAULT_INJECTION: forcing a failure.",
-# then the dump up to its "</TASK>"; those dumps are not splats.
-splat=$(awk '/FAULT_INJECTION: forcing a failure/ { injected = 1 }
-	!injected { print } injected && /<\/TASK>/ { injected = 0 }' <<<"$clean" |
+# A fault the kselftest or the campaign injects on purpose (fail-nth,
+# debug kernel) is reported with a stack dump too: "FAULT_INJECTION:
+# forcing a failure.", then the dump up to its "</TASK>"; those dumps are
+# not splats. Threads on several CPUs interleave theirs, so they are
+# counted open and closed.
+splat=$(awk '/FAULT_INJECTION: forcing a failure/ { open++ }
+	!open { print } open && /<\/TASK>/ { open-- }' <<<"$clean" |
 	grep -m1 -E '^(BUG: |WARNING: |UBSAN: |Oops|general protection fault|Kernel panic|INFO: task |.*\[ cut here \]|Call Trace:)' || true)
 [ -n "$splat" ] && fail "kernel splat in the console: $splat"
 

@@ -3,8 +3,11 @@
 # KFENCE): boots qemu/scenarios/campaign, which runs `antinomie-workload
 # campaign` (qemu/guest-tests/src/bin/antinomie-workload/e2e/campaign.rs)
 # twice over the same seeded calls, capture off then on, and fails on a
-# kernel splat, an accounting mismatch or any call whose result, user memory
-# or userfaultfd faults differ between the passes.
+# kernel splat, an accounting mismatch or any call whose result, user memory,
+# userfaultfd faults or injected fault differ between the passes. On the
+# debug variant the campaign must inject faults (one call in ten, through
+# /proc/thread-self/fail-nth): a debug kernel without fault injection
+# fails the run rather than skip those draws.
 #
 # usage: scripts/campaign.sh [--calls N] [--seed S] [--burst B] [--timeout SECS]
 #                            [--variant V | --kernel PATH] [--passes off,on,bpf,on+bpf]
@@ -69,4 +72,8 @@ qemu/run.sh --quiet "${boot[@]}" --scenario campaign --no-kunit --timeout "$time
 	--append "$append" --log "$log" || rc=$?
 # The campaign's own lines, whatever the verdict.
 sed -e 's/\r$//' "$log" | grep -E '^campaign: ' || true
+if [ $rc -eq 0 ] && [ -z "$kernel" ] && [ "$variant" = debug ] &&
+	! grep -q '^campaign: seed .*; fault injection: on' "$log"; then
+	die "the debug kernel's campaign injected no faults (no /proc/thread-self/fail-nth: CONFIG_FAULT_INJECTION missing from kconfig/debug.config?)"
+fi
 exit $rc

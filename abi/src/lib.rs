@@ -112,6 +112,10 @@ pub const CAPTURE_F_SIZE_FAULT: u32 = 1 << 2;
 /// `ANTINOMIE_CAPTURE_F_KERNEL_COPY`: [`Capture::flags`] bit, the data is
 /// the kernel's copy, not user memory.
 pub const CAPTURE_F_KERNEL_COPY: u32 = 1 << 3;
+/// `ANTINOMIE_CAPTURE_F_FAULT_INJECTED`: [`Capture::flags`] bit, fault
+/// injection (`fail-nth`) was armed to fail the kernel's copy of the head,
+/// so neither read it.
+pub const CAPTURE_F_FAULT_INJECTED: u32 = 1 << 4;
 
 /// `ANTINOMIE_EXIT_F_SIZE_STORE_FAULT`: [`Exit::flags`] bit, with
 /// [`EXIT_F_SIZE_WRITTEN`]: the kernel's store of the size faulted.

@@ -122,6 +122,7 @@ pub static CAPTURE_FLAGS: Names = &[
     (abi::CAPTURE_F_TAIL_NONZERO as u64, "tail_nonzero"),
     (abi::CAPTURE_F_SIZE_FAULT as u64, "size_fault"),
     (abi::CAPTURE_F_KERNEL_COPY as u64, "kernel_copy"),
+    (abi::CAPTURE_F_FAULT_INJECTED as u64, "fault_injected"),
 ];
 
 #[cfg(test)]

@@ -236,6 +236,10 @@ fn attr_text_into(
             });
             return out.push_str(" /* invalid size: not read further */}");
         }
+        abi::STATUS_FAULT if h.flags & abi::CAPTURE_F_FAULT_INJECTED != 0 => {
+            ptr(out);
+            return out.push_str(" /* not read: fault injection fails the kernel's copy */");
+        }
         abi::STATUS_FAULT if cap.data.is_empty() => {
             let what = if h.flags & abi::CAPTURE_F_SIZE_FAULT != 0 {
                 "the size field is unreadable"

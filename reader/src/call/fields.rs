@@ -156,7 +156,7 @@ fn capture_fields(keys: &'static CaptureKeys) -> [CallField; 7] {
             key: keys.capture_flags,
             ty: FieldType::Names,
             constants: Constants::Table(CAPTURE_FLAGS),
-            doc: "tail_zero / tail_nonzero (bytes beyond 136), size_fault, kernel_copy",
+            doc: "tail_zero / tail_nonzero (bytes beyond 136), size_fault, kernel_copy, fault_injected (fail-nth armed to fail the kernel's copy: the head was not read)",
             get: |c| capture_field(c, |h| Value::Bits(CAPTURE_FLAGS, u64::from(h.flags))),
         },
         CallField {

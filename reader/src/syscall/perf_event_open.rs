@@ -179,7 +179,7 @@ pub static PERF_EVENT_OPEN: Syscall = Syscall {
         Capture {
             what: "`*attr_uptr`, the struct",
             when: When::Entry,
-            how: "`copy_from_user()` of min(effective size, 136) bytes, before the ring reservation (it may fault and sleep); decoded member by member",
+            how: "`copy_from_user()` of min(effective size, 136) bytes, before the ring reservation (it may fault and sleep), through a copy that is no fault-injection point; not read when the task's `fail-nth` is armed to fail the kernel's copy, which then reads none (status `fault`, capture flag `fault_injected`); decoded member by member",
             keys: &[
                 "arg0.perf_event_attr",
                 "arg0.perf_event_attr_names",

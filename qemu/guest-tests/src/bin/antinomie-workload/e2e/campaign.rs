@@ -22,7 +22,11 @@
 //! * pid (0, -1, 1, none), cpu (-1, an online one, an invalid one), group fd
 //!   (none, the thread's leader, another thread's leader, a bad fd, a file
 //!   that is no perf event) and flags (valid ones, every combination of the
-//!   four, or random bits).
+//!   four, or random bits);
+//! * on a kernel with `CONFIG_FAULT_INJECTION` (the debug kernel), one call
+//!   in ten gets an injected fault at one of its first four injection points
+//!   (`/proc/thread-self/fail-nth`, written just before the call), from a
+//!   stream of its own, so that the calls are the same with it and without.
 //!
 //! Each thread opens a group leader before the first burst (with capture
 //! off) and keeps it for the whole pass; every other fd is closed at once.
@@ -64,7 +68,10 @@
 //!   memory afterwards (a digest of every byte placed for the call: the
 //!   kernel writes `attr.size` back on `E2BIG`, the capture must write
 //!   nothing) and the same number of userfaultfd page faults (a capture that
-//!   reads a byte the kernel does not read adds a fault);
+//!   reads a byte the kernel does not read adds a fault) and, with fault
+//!   injection, the same `fail-nth` left after the call (a capture whose
+//!   own user copy were an injection point would take the fault meant for
+//!   the kernel's, and the call would succeed where it fails);
 //! * no fd leaks: a pass ends with the fds it started with;
 //! * in a pass `on+bpf`: both tracers recorded each thread's calls, with
 //!   the same argument words; capture's record of a call the racing writer
@@ -101,12 +108,14 @@ use super::system::online_cpus;
 use arena::{race, serve_faults, Addr, Arena, R8, U0, U3};
 use capture::Tally;
 use draw::draw;
-use pass::{plan, run_pass};
+use pass::{fault_injection, plan, run_pass};
 use thread::{calls_of_thread, Outcome};
 
 /// Streams of the seed: the plan uses `STREAM_BASE`, thread t `STREAM_BASE + t`
 /// (the `random` workload uses 1..=T, so the same seed draws other calls).
 const STREAM_BASE: u32 = 0x100;
+/// Fault injection's draws: thread t uses `STREAM_FAULT + t`.
+const STREAM_FAULT: u32 = 0x200;
 
 /// The campaign's options.
 #[derive(Debug, Parser)]
@@ -203,13 +212,18 @@ fn run(args: &Args) -> Result<bool, String> {
     let stop = AtomicBool::new(false);
     let racy: Vec<Addr> = arenas.iter().map(|a| Addr(a.page(R8))).collect();
     println!(
-        "campaign: seed {}, {} calls per pass from {threads} threads on {} CPUs, {} epochs of <= {} calls per thread, passes {:?}",
+        "campaign: seed {}, {} calls per pass from {threads} threads on {} CPUs, {} epochs of <= {} calls per thread, passes {:?}; fault injection: {}",
         args.seed,
         args.calls,
         cpus.len(),
         epochs.len(),
         args.burst,
-        args.passes
+        args.passes,
+        if fault_injection() {
+            "on (one call in ten, through /proc/thread-self/fail-nth)"
+        } else {
+            "off (no /proc/thread-self/fail-nth: a kernel without CONFIG_FAULT_INJECTION)"
+        }
     );
     let mut results: Vec<(PassKind, Vec<Vec<Outcome>>, Duration, Tally)> = Vec::new();
     std::thread::scope(|s| -> Result<(), String> {
@@ -282,8 +296,12 @@ fn run(args: &Args) -> Result<bool, String> {
         let compared: usize = out.iter().flatten().filter(|o| o.compared).count();
         let faults: u64 = out.iter().flatten().map(|o| o.uffd_faults).sum();
         let fds = out.iter().flatten().filter(|o| o.ret > 0).count();
+        let injected = out.iter().flatten().filter(|o| o.fail_nth > 0);
+        let (asked, reached) = injected.fold((0usize, 0usize), |(a, r), o| {
+            (a + 1, r + usize::from(o.fail_nth_left == 0))
+        });
         let mut line = format!(
-            "campaign: pass {i} ({kind:?}): {calls} calls (+{threads} leaders) in {:.1} s, {fds} fds opened and closed, {faults} userfaultfd faults, {} racing-writer calls",
+            "campaign: pass {i} ({kind:?}): {calls} calls (+{threads} leaders) in {:.1} s, {fds} fds opened and closed, {faults} userfaultfd faults, {} racing-writer calls, {asked} calls with a fault injected ({reached} reached it)",
             took.as_secs_f64(),
             calls - compared
         );
@@ -375,14 +393,17 @@ fn run(args: &Args) -> Result<bool, String> {
                     continue;
                 }
                 println!(
-                    "campaign: DIFFERENCE thread {t} call {k} ({}): pass 0 ({first_kind:?}) ret {} uffd faults {} memory {:#018x}, pass {i} ({kind:?}) ret {} uffd faults {} memory {:#018x}",
+                    "campaign: DIFFERENCE thread {t} call {k} ({}, fail-nth {}): pass 0 ({first_kind:?}) ret {} uffd faults {} memory {:#018x} fail-nth left {}, pass {i} ({kind:?}) ret {} uffd faults {} memory {:#018x} fail-nth left {}",
                     call.describe(),
+                    x.fail_nth,
                     x.ret,
                     x.uffd_faults,
                     x.memory,
+                    x.fail_nth_left,
                     y.ret,
                     y.uffd_faults,
-                    y.memory
+                    y.memory,
+                    y.fail_nth_left
                 );
             }
         }

@@ -98,10 +98,15 @@ impl Call {
             }
         };
         format!(
-            "[{place}, size {size}{tail}: ret {} -> {}{}{}]",
+            "[{place}, size {size}{tail}: ret {} -> {}{}{}{}]",
             a.ret,
             b.ret,
             what(a.uffd_faults, b.uffd_faults, "uffd faults"),
+            what(
+                u64::from(a.fail_nth_left),
+                u64::from(b.fail_nth_left),
+                "fail-nth left"
+            ),
             if a.memory == b.memory {
                 ""
             } else {

@@ -15,7 +15,7 @@ use super::capture::{check_epoch, counters, Reader, Tally};
 use super::contender::Contender;
 use super::draw::{draw, Place};
 use super::fidelity::{capture_calls, contender_calls, CaptureCall, Compared, Fidelity};
-use super::thread::{calls_of_thread, epoch_calls, thread_pass, Outcome, Shared};
+use super::thread::{calls_of_thread, epoch_calls, thread_pass, FailNth, Outcome, Shared};
 use super::{Args, PassKind, STREAM_BASE};
 /// The ring sizes an epoch picks from, with their weights.
 const RING_SIZES: [(u64, u64); 4] = [(30, 4096), (20, 16384), (30, 65536), (20, 1 << 20)];
@@ -25,6 +25,12 @@ const RING_SIZES: [(u64, u64); 4] = [(30, 4096), (20, 16384), (30, 65536), (20, 
 pub(super) struct Epoch {
     capture: bool,
     ring_size: u64,
+}
+
+/// Whether the kernel injects faults on request (`CONFIG_FAULT_INJECTION`):
+/// then every pass draws them into its calls.
+pub(super) fn fault_injection() -> bool {
+    std::path::Path::new(FailNth::PATH).exists()
 }
 
 pub(super) fn plan(seed: u64, epochs: usize) -> Vec<Epoch> {
@@ -54,6 +60,7 @@ pub(super) fn run_pass(
     let threads = args.threads;
     let shared = Shared {
         seed: args.seed,
+        fault_injection: fault_injection(),
         cpus: cpus.to_vec(),
         leaders: (0..threads).map(|_| AtomicI32::new(BAD_FD)).collect(),
         barrier: Barrier::new(threads + 1),

@@ -1,6 +1,8 @@
 //! A calling thread's side of a pass: its group leader, then its calls
 //! epoch by epoch, each issued and reduced to what it did ([`Outcome`]).
 
+use std::fs::{File, OpenOptions};
+use std::os::unix::fs::FileExt;
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Barrier;
 
@@ -9,7 +11,7 @@ use crate::e2e::{Attr, PERF_COUNT_SW_CPU_CLOCK, PERF_FLAG_FD_CLOEXEC};
 
 use super::arena::{place, Arena, N7};
 use super::draw::{draw, Call, Group, Place};
-use super::STREAM_BASE;
+use super::{STREAM_BASE, STREAM_FAULT};
 
 /// What a call did that a capture must not change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -22,6 +24,12 @@ pub(super) struct Outcome {
     pub(super) memory: u64,
     /// False for the racing writer's calls.
     pub(super) compared: bool,
+    /// The fault-injection slot the call was given (`fail-nth`, 0: none).
+    pub(super) fail_nth: u32,
+    /// What `fail-nth` read after the call: 0 once the fault was injected,
+    /// else the slots the call did not reach. A capture that takes a slot
+    /// of its own moves the injected fault, and this changes.
+    pub(super) fail_nth_left: u32,
 }
 
 const RET_FD: i64 = 1;
@@ -44,6 +52,8 @@ fn digest(bytes: &[u8]) -> u64 {
 #[derive(Debug)]
 pub(super) struct Shared {
     pub(super) seed: u64,
+    /// Draw fault injection (`/proc/thread-self/fail-nth`) into the calls.
+    pub(super) fault_injection: bool,
     pub(super) cpus: Vec<u32>,
     /// Per thread, its leader's fd for the current pass.
     pub(super) leaders: Vec<AtomicI32>,
@@ -53,11 +63,79 @@ pub(super) struct Shared {
     pub(super) epochs: usize,
 }
 
-/// Makes one call and returns what it did.
-fn issue(arena: &Arena, call: &Call, group_fd: i32) -> Outcome {
+/// The calling thread's `/proc/thread-self/fail-nth`: a number written
+/// there makes the thread's Nth fault-injection point from then on fail
+/// (`Documentation/fault-injection/fault-injection.rst`); it reads 0 once
+/// that happened. The file's own user copies are injection points too:
+/// reading it or writing it counts down what is left, and fails with
+/// EFAULT when it takes the last slot.
+pub(super) struct FailNth(File);
+
+impl FailNth {
+    pub(super) const PATH: &'static str = "/proc/thread-self/fail-nth";
+
+    /// Opens the calling thread's file.
+    fn open() -> Result<Self, String> {
+        OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(Self::PATH)
+            .map(Self)
+            .map_err(|e| format!("{}: {e}", Self::PATH))
+    }
+
+    /// Arms `n` (0 disarms). Disarming fails with EFAULT when its own
+    /// copy takes the last slot, which disarms too.
+    fn set(&self, n: u32) {
+        // The file takes a whole number per write, at offset 0.
+        match self.0.write_at(n.to_string().as_bytes(), 0) {
+            Ok(_) => {}
+            Err(e) if n == 0 && e.raw_os_error() == Some(libc::EFAULT) => {}
+            Err(e) => {
+                eprintln!("campaign: FAIL writing {n} to {}: {e}", Self::PATH);
+                std::process::exit(1);
+            }
+        }
+    }
+
+    /// What is left (0: the fault was injected), then disarmed.
+    fn take(&self) -> u32 {
+        let mut buf = [0u8; 16];
+        let left = match self.0.read_at(&mut buf, 0) {
+            // The value is read before the read's own copy counts down.
+            Ok(n) => std::str::from_utf8(&buf[..n])
+                .ok()
+                .and_then(|s| s.trim().parse().ok())
+                .unwrap_or_else(|| {
+                    eprintln!("campaign: FAIL {} is not a number", Self::PATH);
+                    std::process::exit(1);
+                }),
+            // The read's own copy took the last slot: 1 was left.
+            Err(e) if e.raw_os_error() == Some(libc::EFAULT) => return 1,
+            Err(e) => {
+                eprintln!("campaign: FAIL reading {}: {e}", Self::PATH);
+                std::process::exit(1);
+            }
+        };
+        if left != 0 {
+            // Not reached: the next syscall must not take it.
+            self.set(0);
+        }
+        left
+    }
+}
+
+/// Makes one call and returns what it did; with `fail_nth` a fault is
+/// injected at that fault-injection point of the call.
+fn issue(arena: &Arena, call: &Call, group_fd: i32, fail_nth: Option<(&FailNth, u32)>) -> Outcome {
     let (ptr, placed) = place(arena, call);
     // ATOMICS: Acquire pairs with the handler's Release increment.
     let faults0 = arena.faults.load(Ordering::Acquire);
+    // Last before the call: the thread's next fault-injection points
+    // count from here.
+    if let Some((f, n)) = fail_nth {
+        f.set(n);
+    }
     // SAFETY: ptr is NULL or points into this thread's arena, laid out so
     // that every byte the kernel may read is mapped, served by the
     // userfaultfd handler, or followed by an unmapped page; the kernel may
@@ -74,6 +152,7 @@ fn issue(arena: &Arena, call: &Call, group_fd: i32) -> Outcome {
     };
     let errno = std::io::Error::last_os_error().raw_os_error().unwrap_or(0);
     let faults = arena.faults.load(Ordering::Acquire) - faults0;
+    let fail_nth_left = fail_nth.map_or(0, |(f, _)| f.take());
     let ret = if ret < 0 {
         -i64::from(errno)
     } else {
@@ -112,6 +191,8 @@ fn issue(arena: &Arena, call: &Call, group_fd: i32) -> Outcome {
         uffd_faults: faults,
         memory,
         compared: !matches!(call.place, Place::Racy { .. }),
+        fail_nth: fail_nth.map_or(0, |(_, n)| n),
+        fail_nth_left,
     }
 }
 
@@ -166,6 +247,18 @@ pub(super) fn thread_pass(
         shared.seed,
         STREAM_BASE + 1 + u32::try_from(t).expect("few threads"),
     );
+    // Fault injection from a stream of its own, so that the calls drawn
+    // are the same with it and without.
+    let mut fault_rng = Rng::new(
+        shared.seed,
+        STREAM_FAULT + u32::try_from(t).expect("few threads"),
+    );
+    let fail_file = shared.fault_injection.then(|| {
+        FailNth::open().unwrap_or_else(|why| {
+            eprintln!("campaign: FAIL {why}");
+            std::process::exit(1);
+        })
+    });
     let mut out = Vec::with_capacity(calls);
     for e in 0..shared.epochs {
         shared.barrier.wait();
@@ -180,7 +273,13 @@ pub(super) fn thread_pass(
                 Group::Bad => BAD_FD,
                 Group::NotPerf => arena.uffd,
             };
-            out.push(issue(arena, &call, group_fd));
+            // One call in ten, one of its first four injection points.
+            let fail_nth = fail_file.as_ref().and_then(|f| {
+                fault_rng
+                    .percent(10)
+                    .then(|| (f, 1 + u32::try_from(fault_rng.below(4)).expect("< 4")))
+            });
+            out.push(issue(arena, &call, group_fd, fail_nth));
         }
         shared.barrier.wait();
     }
