@@ -149,7 +149,7 @@ enum SizeAfter {
 
 impl SizeAfter {
     fn of(call: &Call) -> Option<Self> {
-        if call.ret() != Some(-i64::from(libc::E2BIG)) {
+        if call.errno() != Some(libc::E2BIG.unsigned_abs().into()) {
             return None;
         }
         Some(match (call.required_size(), call.size_written()) {
