@@ -108,7 +108,7 @@ use super::system::online_cpus;
 use arena::{race, serve_faults, Addr, Arena, R8, U0, U3};
 use capture::Tally;
 use draw::draw;
-use pass::{fault_injection, plan, run_pass};
+use pass::{fault_injection, plan, run_pass, Setting};
 use thread::{calls_of_thread, Outcome};
 
 /// Streams of the seed: the plan uses `STREAM_BASE`, thread t `STREAM_BASE + t`
@@ -152,6 +152,9 @@ struct Args {
     /// Test only: break one check on purpose, to see it fail.
     #[arg(long)]
     test_break: Option<Break>,
+    /// Fail unless the kernel can inject faults (`/proc/thread-self/fail-nth`).
+    #[arg(long)]
+    require_fault_injection: bool,
 }
 
 /// What a pass does with the capture.
@@ -211,6 +214,13 @@ fn run(args: &Args) -> Result<bool, String> {
         .collect::<Result<Vec<_>, _>>()?;
     let stop = AtomicBool::new(false);
     let racy: Vec<Addr> = arenas.iter().map(|a| Addr(a.page(R8))).collect();
+    let injecting = fault_injection();
+    if args.require_fault_injection && !injecting {
+        return Err(
+            "no /proc/thread-self/fail-nth, and --require-fault-injection: the kernel lacks CONFIG_FAULT_INJECTION"
+                .into(),
+        );
+    }
     println!(
         "campaign: seed {}, {} calls per pass from {threads} threads on {} CPUs, {} epochs of <= {} calls per thread, passes {:?}; fault injection: {}",
         args.seed,
@@ -219,7 +229,7 @@ fn run(args: &Args) -> Result<bool, String> {
         epochs.len(),
         args.burst,
         args.passes,
-        if fault_injection() {
+        if injecting {
             "on (one call in ten, through /proc/thread-self/fail-nth)"
         } else {
             "off (no /proc/thread-self/fail-nth: a kernel without CONFIG_FAULT_INJECTION)"
@@ -247,8 +257,11 @@ fn run(args: &Args) -> Result<bool, String> {
                     args,
                     kind,
                     &arenas,
-                    &epochs,
-                    &cpus,
+                    &Setting {
+                        epochs: &epochs,
+                        cpus: &cpus,
+                        fault_injection: injecting,
+                    },
                     break_accounting,
                     &mut tally,
                 )?;

@@ -33,6 +33,17 @@ pub(super) fn fault_injection() -> bool {
     std::path::Path::new(FailNth::PATH).exists()
 }
 
+/// What every pass of a campaign shares.
+#[derive(Clone, Copy)]
+pub(super) struct Setting<'a> {
+    /// The device plan, one entry per epoch.
+    pub epochs: &'a [Epoch],
+    /// The online CPUs the threads are pinned to, round robin.
+    pub cpus: &'a [u32],
+    /// Whether calls may be armed with `fail-nth` (the kernel can inject).
+    pub fault_injection: bool,
+}
+
 pub(super) fn plan(seed: u64, epochs: usize) -> Vec<Epoch> {
     let mut rng = Rng::new(seed, STREAM_BASE);
     (0..epochs)
@@ -52,15 +63,19 @@ pub(super) fn run_pass(
     args: &Args,
     kind: PassKind,
     arenas: &[Arena],
-    epochs: &[Epoch],
-    cpus: &[u32],
+    setting: &Setting,
     break_accounting: bool,
     tally: &mut Tally,
 ) -> Result<Vec<Vec<Outcome>>, String> {
     let threads = args.threads;
+    let Setting {
+        epochs,
+        cpus,
+        fault_injection,
+    } = *setting;
     let shared = Shared {
         seed: args.seed,
-        fault_injection: fault_injection(),
+        fault_injection,
         cpus: cpus.to_vec(),
         leaders: (0..threads).map(|_| AtomicI32::new(BAD_FD)).collect(),
         barrier: Barrier::new(threads + 1),
