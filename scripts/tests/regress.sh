@@ -106,6 +106,11 @@ for ctx in $(random_contexts "$t/same"); do
 	info "random as $ctx: $(tail -n 1 "$run/compare.txt")"
 done
 
+# outcome WORKLOAD CONTEXT: the outcome the report $r gives that run.
+outcome() {
+	jq -r --arg w "$1" --arg c "$2" '.runs[] | select(.workload == $w and .context == $c) | .outcome' "$r"
+}
+
 regress changed 1 --patch "$patch"
 r=$t/changed/report.json
 jq -e '.result == "changed" and .runs_could_not_test == 0' "$r" >/dev/null ||
@@ -134,7 +139,7 @@ done
 # The change alters what a root caller gets, so both workloads must see it
 # there.
 for w in random dependent; do
-	[ "$(jq -r --arg w "$w" '.runs[] | select(.workload == $w and .context == "root") | .outcome' "$r")" = differ ] ||
+	[ "$(outcome "$w" root)" = differ ] ||
 		die "[2] $w as root: the change made no confirmed difference"
 done
 [ "$(jq -r '.runs[] | select(.workload == "dependent") | .context' "$r")" = root ] ||
@@ -168,13 +173,9 @@ regress real 1 --patch "$real"
 r=$t/real/report.json
 jq -e '.result == "changed" and .runs_could_not_test == 0' "$r" >/dev/null ||
 	die "[4] report.json does not say changed: $(jq -c '{result, runs_differing, runs_could_not_test}' "$r")"
-# outcome CONTEXT: the random workload's outcome as CONTEXT.
-outcome() {
-	jq -r --arg c "$1" '.runs[] | select(.workload == "random" and .context == $c) | .outcome' "$r"
-}
 for ctx in root user-p2; do
-	[ "$(outcome "$ctx")" = equal ] || die "[4] random as $ctx: $(outcome "$ctx"), not equal: the change is for paranoid 3 only"
+	[ "$(outcome random "$ctx")" = equal ] || die "[4] random as $ctx: $(outcome random "$ctx"), not equal: the change is for paranoid 3 only"
 done
-[ "$(outcome user-p3)" = differ ] || die "[4] random as user-p3: $(outcome user-p3), not differ"
+[ "$(outcome random user-p3)" = differ ] || die "[4] random as user-p3: $(outcome random user-p3), not differ"
 check real random user-p3 diff-check
 stage "regression testing with the one command passed"
