@@ -155,6 +155,9 @@ ensure_worktree() {
 
 # apply_series TREE [PATCHDIR]: reset TREE to the base and apply the series
 # with git am. A patch that does not apply stops everything, with its name.
+# What a patch holds below its "---" under "Notes:" (measurements, links:
+# what a kernel tree reader does not need) becomes the commit's git note
+# again, so that export_patches writes it back.
 apply_series() {
 	local tree=$1 pdir=${2:-$ANTINOMIE_ROOT/kernel-patch} p n=0
 	git -C "$tree" am --abort >/dev/null 2>&1 || true
@@ -169,9 +172,24 @@ apply_series() {
 			git -C "$tree" am --abort >/dev/null 2>&1 || true
 			die "patch $(basename "$p") does not apply to Linux $KERNEL_VERSION: $why"
 		fi
+		restore_note "$tree" "$p"
 	done
 	rm -f "$tree/.git-am.log"
 	info "applied $n patch(es) from $(basename "$pdir")/series"
+}
+
+# restore_note TREE PATCH: PATCH's "Notes:" block (format-patch --notes puts
+# it after the "---", each line indented by four spaces) as the note of
+# TREE's HEAD.
+restore_note() {
+	local note
+	note=$(awk '/^---$/ { below = 1; next }
+		below && /^Notes:$/ { inside = 1; next }
+		inside && /^    / { print substr($0, 5); next }
+		inside && /^$/ { print; next }
+		inside { exit }
+		/^diff --git / { exit }' "$2")
+	[ -z "$note" ] || git -C "$1" notes add -f -m "$note" HEAD
 }
 
 # series_stamp [PATCHDIR]: identifies the series' content.
@@ -203,7 +221,7 @@ sync_build_tree() {
 # depend on nothing but the commits' content, author and message.
 export_patches() {
 	git -C "$1" -c core.abbrev=12 -c diff.noprefix=false -c format.signOff=false \
-		format-patch -q --zero-commit --no-signature --no-renames --no-binary \
+		format-patch -q --notes --zero-commit --no-signature --no-renames --no-binary \
 		--no-base -o "$2" "$BASE_REF..HEAD" >/dev/null ||
 		die "git format-patch in $1 failed"
 }
@@ -241,11 +259,12 @@ m = re.search(r"^Subject: \[PATCH[^]]*\] (.*(?:\n .*)*)", head, re.M)
 if not m:
     sys.exit(f"{sys.argv[2]}: no Subject: [PATCH 0/n] line")
 subject = m.group(1).replace("\n ", " ")
-# The text ends where the shortlog starts: "Author Name (N):".
-shortlog = list(re.finditer(r"^\S.* \(\d+\):$", body, re.M))
+# The text ends where the shortlog starts: "Author Name (N):" (the first
+# such line: with several authors the shortlog has a block for each).
+shortlog = re.search(r"^\S.* \(\d+\):$", body, re.M)
 if not shortlog:
     sys.exit(f"{sys.argv[2]}: no shortlog after the text")
-text = body[: shortlog[-1].start()]
+text = body[: shortlog.start()]
 out = gen.replace("*** SUBJECT HERE ***", subject, 1).replace("*** BLURB HERE ***\n\n", text, 1)
 sys.stdout.write(out)
 PY

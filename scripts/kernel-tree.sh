@@ -16,6 +16,9 @@ resolve_source
 ensure_base_git
 tree=$ANTINOMIE_CACHE/pin/$SRC_KEY/edit
 ensure_worktree "$tree" antinomie
+# Measurements live in git notes (exported below each patch's "---"):
+# keep them through rebase and amend.
+git -C "$tree" config notes.rewriteRef refs/notes/commits
 
 if [ "$(git -C "$tree" rev-list --count "$BASE_REF..HEAD")" -gt 0 ] && [ $force -eq 0 ]; then
 	if [ -n "$(git -C "$tree" status --porcelain --untracked-files=no)" ]; then
