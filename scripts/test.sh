@@ -123,7 +123,8 @@ step "kernel configs: every option sticks" kernel_configs
 [ "$tier" != host ] || finish
 
 step "kernel build (normal)" scripts/build-kernel.sh normal
-step "capture off costs a NOP (vmlinux)" scripts/show-nop-path.sh
+step "capture off costs a NOP per hook site (vmlinux)" scripts/show-nop-path.sh
+step "kernel series: every patch builds on the ones before it" scripts/check-series-builds.sh
 step "kernel selftests (static)" scripts/build-selftests.sh
 step "guest initramfs" qemu/build-initramfs.sh "$ANTINOMIE_CACHE/selftests/root"
 step "boot: smoke scenario + KUnit" qemu/run.sh --scenario smoke
