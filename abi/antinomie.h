@@ -523,20 +523,19 @@ struct antinomie_lost {
  * was found corrupted (a kernel bug, with a warning in the log), until
  * SET_RING_SIZE replaces the rings.
  * GET_COUNTERS fails with ENODEV for a CPU that is not possible.
- * SET_RING_SIZE takes the new data_size of every ring, a power of two and
- * a multiple of the page size (else EINVAL). The rings of all possible
- * CPUs together may take at most half of RAM, and are charged to the
- * memory cgroup of the caller: ENOMEM beyond either. It fails with EBUSY
- * while capture is enabled or any ring is mapped, and reinitialises the
- * rings: unread records are discarded, positions and counters restart from
- * 0, and the EXIT of a call in flight lands in the new ring without its
- * ENTRY. The new rings are allocated before the old ones are freed, so
- * that a call in flight always finds one set or the other for its EXIT:
- * rings that grow must fit the half of RAM together with the old ones
- * (to go from one large size to a larger one, shrink first); smaller
- * ones are allocated while the old ones are held, so the two take less
- * than twice the old set for that moment. If the allocation fails, the
- * old rings stay as they were.
+ * SET_RING_SIZE takes the new data_size of every ring, a power of two and a
+ * multiple of the page size (else EINVAL). The rings of all possible CPUs
+ * together may take at most the antinomie.max_ring_memory module parameter's
+ * bytes (an eighth of RAM by default): ENOMEM beyond. It fails with EBUSY while
+ * capture is enabled or any ring is mapped, and reinitialises the rings: unread
+ * records are discarded, positions and counters restart from 0, and the EXIT of
+ * a call in flight lands in the new ring without its ENTRY. The new rings are
+ * allocated before the old ones are freed, so that a call in flight always
+ * finds one set or the other for its EXIT: rings that grow must fit the bound
+ * together with the old ones (to go from one large size to a larger one, shrink
+ * first); smaller ones are allocated while the old ones are held, so the two
+ * take less than twice the old set for that moment. If the allocation fails,
+ * the old rings stay as they were.
  * SET_LOSSLESS takes a __u32, 1 to switch lossless mode on, 0 to switch it
  * off (else EINVAL); it changes the whole system, so it needs what
  * ENABLE needs (EPERM). Mode switched on through a file goes off when

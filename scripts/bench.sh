@@ -260,10 +260,13 @@ boot() {
 		die "guest run '$name' failed: $(grep -m1 '^error:' "$out/$name.run" || tail -n1 "$out/$name.run")$(grep -m1 'bench: FAIL' "$out/$name.log" | sed 's/^/ -- /')"
 }
 
+# The rings' memory bound (an eighth of RAM by default): room for the
+# rings of 4 CPUs twice, as SET_RING_SIZE holds the old set beside the new.
+ringmem="antinomie.max_ring_memory=$((2 * 4 * (ring + 8192)))"
 common="bench.calls=$calls bench.strace_calls=$strace_calls bench.rounds=$rounds bench.threads=$threads bench.paths=$paths bench.ring=$ring"
 if step time-bench; then
 	stage "timing boot of the bench kernel: $rounds rounds x threads $threads x off/capture/ftrace/bpf-tp/bpf-raw/strace, $calls calls ($strace_calls under strace)"
-	boot time-bench "$kbench" 3600 "antinomie.ring_size=$ring bench.kind=time $common bench.modes=off,capture,ftrace,rawsys,bpf-tp,bpf-raw,strace"
+	boot time-bench "$kbench" 3600 "antinomie.ring_size=$ring $ringmem bench.kind=time $common bench.modes=off,capture,ftrace,rawsys,bpf-tp,bpf-raw,strace"
 	info "$(grep -c 'ns_per_call' "$out/time-bench.log") cells measured; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 fi
 if step time-off; then
@@ -300,7 +303,7 @@ if step insn && [ "$insn_calls" -gt 0 ]; then
 		[ "$mode" = strace ] && image=$initrd
 		[ "$mode" = lossless ] && lossless="antinomie.lossless=1 "
 		initrd=$image boot "$name" "$kernel" 1800 \
-			"${lossless}antinomie.ring_size=$ring bench.kind=insn bench.mode=$mode bench.threads=$t bench.path=$path bench.calls=$n bench.ring=$ring" \
+			"${lossless}antinomie.ring_size=$ring $ringmem bench.kind=insn bench.mode=$mode bench.threads=$t bench.path=$path bench.calls=$n bench.ring=$ring" \
 			"${counted[@]}" -plugin "$plugin,inline=on" -d plugin -D "$out/$name.insn"
 		insns=$(sed -n 's/^insns: //p' "$out/$name.insn")
 		[[ "$insns" =~ ^[0-9]+$ ]] || die "no instruction count in $out/$name.insn"
@@ -376,7 +379,7 @@ if step profile; then
 		local name=profile-$1-$3-$4 lossless=
 		[ "$2" = lossless ] && lossless="antinomie.lossless=1 "
 		initrd=$insn_initrd boot "$name" "$5" 1800 \
-			"${lossless}antinomie.ring_size=$ring bench.kind=insn bench.mode=$2 bench.threads=1 bench.path=$3 bench.calls=$4 bench.ring=$ring" \
+			"${lossless}antinomie.ring_size=$ring $ringmem bench.kind=insn bench.mode=$2 bench.threads=1 bench.path=$3 bench.calls=$4 bench.ring=$ring" \
 			"${counted[@]}" -plugin "$profiler" -d plugin -D "$out/$name.prof"
 	}
 	# compare P FILE TITLE LABELS BASE_LABEL BASE_MAP TEST_LABEL: what the

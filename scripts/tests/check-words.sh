@@ -13,7 +13,7 @@ passed=0 failed=0
 tree=$tmp/tree
 mkdir -p "$tree/kernel-patch" "$tree/qemu/scenarios" "$tree/scripts"
 git -C "$tree" init -q
-cp "$ANTINOMIE_ROOT/kernel-patch/0003-perf-core-Move-the-body-of-perf_event_open-into-__pe.patch" \
+cp "$ANTINOMIE_ROOT/kernel-patch/0002-perf-core-Move-the-body-of-perf_event_open-into-__pe.patch" \
 	"$tree/kernel-patch/0003.patch"
 cp "$ANTINOMIE_ROOT/qemu/scenarios/filter-e2e" "$tree/qemu/scenarios/"
 # The check itself, which must pass its own check (its words are in rot13).
