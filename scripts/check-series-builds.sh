@@ -16,14 +16,12 @@ config=$ANTINOMIE_CACHE/kernels/normal/.config
 need_cmd make gcc ccache flex bison bc perl
 resolve_source
 ensure_base_git
-mapfile -t patches < <(series_patches "$ANTINOMIE_ROOT/kernel-patch")
-[ ${#patches[@]} -gt 0 ] || die "kernel-patch/series is empty"
+load_series "$ANTINOMIE_ROOT/kernel-patch"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"; git --git-dir="$BASE_GIT" worktree prune' EXIT
 tree=$tmp/tree obj=$tmp/obj
-git --git-dir="$BASE_GIT" worktree add -q --detach "$tree" "$BASE_REF" ||
-	die "cannot create a scratch worktree"
+scratch_worktree "$tree"
 mkdir -p "$obj"
 cp "$config" "$obj/.config"
 export KBUILD_BUILD_TIMESTAMP="Thu Jan  1 00:00:00 UTC 1970" KBUILD_BUILD_USER=antinomie KBUILD_BUILD_HOST=antinomie

@@ -20,8 +20,7 @@ pdir=${ANTINOMIE_PATCH_DIR:-$ANTINOMIE_ROOT/kernel-patch}
 grep -q "$KERNEL_VERSION" "$pdir/BASE" || die "$pdir/BASE does not name Linux $KERNEL_VERSION"
 resolve_source
 ensure_base_git
-mapfile -t patches < <(series_patches "$pdir")
-[ ${#patches[@]} -gt 0 ] || die "$pdir/series is empty"
+load_series "$pdir"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"; git --git-dir="$BASE_GIT" worktree prune' EXIT
@@ -34,8 +33,7 @@ if [ -z "${ANTINOMIE_PATCH_DIR:-}" ]; then
 else
 	stage "git am: applying ${#patches[@]} patch(es) to a scratch tree"
 	tree=$tmp/tree
-	git --git-dir="$BASE_GIT" worktree add -q --detach "$tree" "$BASE_REF" ||
-		die "cannot create a scratch worktree"
+	scratch_worktree "$tree"
 	apply_series "$tree" "$pdir"
 fi
 

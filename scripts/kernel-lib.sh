@@ -192,6 +192,20 @@ restore_note() {
 	[ -z "$note" ] || git -C "$1" notes add -f -m "$note" HEAD
 }
 
+# load_series PATCHDIR: the series' patch files, in order, into the array
+# patches; an empty series is an error.
+load_series() {
+	mapfile -t patches < <(series_patches "$1")
+	[ ${#patches[@]} -gt 0 ] || die "$1/series is empty"
+}
+
+# scratch_worktree DIR: a detached worktree of the base at DIR; the caller
+# removes DIR and prunes (git --git-dir="$BASE_GIT" worktree prune).
+scratch_worktree() {
+	git --git-dir="$BASE_GIT" worktree add -q --detach "$1" "$BASE_REF" ||
+		die "cannot create a scratch worktree at $1"
+}
+
 # series_stamp [PATCHDIR]: identifies the series' content.
 series_stamp() {
 	local pdir=${1:-$ANTINOMIE_ROOT/kernel-patch}
