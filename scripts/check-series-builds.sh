@@ -24,14 +24,11 @@ tree=$tmp/tree obj=$tmp/obj
 scratch_worktree "$tree"
 mkdir -p "$obj"
 cp "$config" "$obj/.config"
-export KBUILD_BUILD_TIMESTAMP="Thu Jan  1 00:00:00 UTC 1970" KBUILD_BUILD_USER=antinomie KBUILD_BUILD_HOST=antinomie
 n=0
 for p in "${patches[@]}"; do
 	n=$((n + 1))
 	name=$(basename "$p")
-	git -C "$tree" -c user.name=Antinomie -c user.email=build@antinomie.invalid \
-		am -q --whitespace=nowarn "$p" >"$tmp/am.log" 2>&1 ||
-		die "$name does not apply on the patches before it: $(head -n 1 "$tmp/am.log")"
+	am_patch "$tree" "$p"
 	log=$tmp/build-$n.log
 	if ! make -s -C "$tree" O="$obj" CC="ccache gcc" olddefconfig >"$log" 2>&1 ||
 		! make -C "$tree" O="$obj" CC="ccache gcc" -j"$(nproc)" kernel/events/ init/ >>"$log" 2>&1; then

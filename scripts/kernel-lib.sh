@@ -165,17 +165,24 @@ apply_series() {
 	git -C "$tree" clean -q -fdx
 	for p in $(series_patches "$pdir"); do
 		n=$((n + 1))
-		if ! git -C "$tree" -c user.name=Antinomie -c user.email=build@antinomie.invalid \
-			am -q --whitespace=nowarn "$p" >"$tree/.git-am.log" 2>&1; then
-			local why
-			why=$(grep -m1 -E 'error:|patch failed|does not apply' "$tree/.git-am.log" || head -n1 "$tree/.git-am.log")
-			git -C "$tree" am --abort >/dev/null 2>&1 || true
-			die "patch $(basename "$p") does not apply to Linux $KERNEL_VERSION: $why"
-		fi
-		restore_note "$tree" "$p"
+		am_patch "$tree" "$p"
 	done
-	rm -f "$tree/.git-am.log"
 	info "applied $n patch(es) from $(basename "$pdir")/series"
+}
+
+# am_patch TREE PATCH: apply PATCH on TREE's HEAD with git am, its note
+# restored; a patch that does not apply stops everything, with its name and
+# the reason.
+am_patch() {
+	local tree=$1 p=$2 why
+	if ! git -C "$tree" -c user.name=Antinomie -c user.email=build@antinomie.invalid \
+		am -q --whitespace=nowarn "$p" >"$tree/.git-am.log" 2>&1; then
+		why=$(grep -m1 -E 'error:|patch failed|does not apply' "$tree/.git-am.log" || head -n1 "$tree/.git-am.log")
+		git -C "$tree" am --abort >/dev/null 2>&1 || true
+		die "patch $(basename "$p") does not apply to Linux $KERNEL_VERSION: $why"
+	fi
+	rm -f "$tree/.git-am.log"
+	restore_note "$tree" "$p"
 }
 
 # restore_note TREE PATCH: PATCH's "Notes:" block (format-patch --notes puts
