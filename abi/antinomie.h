@@ -57,10 +57,11 @@
  * a private or out-of-range mapping, ENODEV for a CPU that is not possible.
  * fork() does not copy the mappings unless madvise(MADV_DOFORK) asked it
  * to; the child then maps the same rings. Rings are zeroed when allocated,
- * so no stale kernel memory shows. They keep what they hold, for a later
- * reader, until SET_RING_SIZE replaces them; rings that never held a record
- * are freed once no file has the device open, nothing maps them and
- * capture is off.
+ * so no stale kernel memory shows. They keep what no reader has read yet,
+ * for a later reader, until SET_RING_SIZE replaces them; rings with nothing
+ * unread (every record consumed, every drop reported) are freed once no
+ * file has the device open, nothing maps them and capture is off, and the
+ * next open allocates new ones, positions and counters from 0.
  *
  * MEMORY ORDERING
  *

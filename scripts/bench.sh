@@ -277,9 +277,9 @@ fi
 
 # Every count is the difference of two boots that differ only in the
 # number of calls: N and N/10, per call (I(N) - I(N/10)) / (N - N/10).
-# Not N and 0: a boot that made no call leaves its rings empty, and the
-# device frees rings that never held a record when its last file closes,
-# which the boot with calls does not do (a gigainstruction apart).
+# Not N and 0: a boot that made no call can differ from one with calls in
+# more than the calls (whether the device frees its rings at the last
+# close depends on what they still hold; once that was a gigainstruction).
 base_calls=$((insn_calls / 10))
 profile_base=$((profile_calls / 10))
 
