@@ -321,11 +321,12 @@ fn run(args: &Args) -> Result<bool, String> {
         if matches!(kind, PassKind::On | PassKind::OnBpf) {
             let _ = write!(
                 line,
-                "; {} capture epochs ({} calls: {} records produced and consumed, {} lost), {} epochs with capture off",
+                "; {} capture epochs ({} calls: {} records produced and consumed, {} lost; the reader's exit freed the rings after {} of them), {} epochs with capture off",
                 tally.capture_epochs,
                 tally.calls_captured,
                 tally.records_produced,
                 tally.records_lost,
+                tally.rings_freed,
                 tally.off_epochs
             );
         }

@@ -85,11 +85,15 @@ pub(super) fn run_pass(
     let device_present = args.device.exists();
     let capturing = matches!(kind, PassKind::On | PassKind::OnBpf);
     // Capture off before the leaders are opened; in a pass `off`, the
-    // counters must not move (if there is a device).
-    let off_counters = if device_present {
+    // counters must not move (if there is a device). The file stays open
+    // through a pass `off`, so that its rings exist for a stray record to
+    // land in (the last close frees drained rings); a pass that captures
+    // closes it for the reader's.
+    let off_device = if device_present {
         let dev = Device::open(&args.device)?;
         dev.disable()?;
-        Some(counters(&dev)?)
+        let before = counters(&dev)?;
+        Some((dev, before))
     } else if capturing {
         return Err(format!(
             "{} is missing: a pass {kind:?} needs it",
@@ -98,6 +102,7 @@ pub(super) fn run_pass(
     } else {
         None
     };
+    let off_device = off_device.filter(|_| !capturing);
     let err_path = PathBuf::from(format!("/tmp/campaign-reader.{}.err", std::process::id()));
     let id = std::process::id();
     let records_path = PathBuf::from(format!("/tmp/campaign-bpf.{id}.records"));
@@ -136,7 +141,9 @@ pub(super) fn run_pass(
         let mut accounting_broken = !break_accounting;
         for (e, epoch) in epochs.iter().enumerate() {
             let mut reader = None;
-            let mut before = None;
+            // An epoch with capture off: the device held open through the
+            // burst (so that its rings exist), and its counters before.
+            let mut off_epoch = None;
             if result.is_ok() && capturing {
                 let step = || -> Result<_, String> {
                     let dev = Device::open(&args.device)?;
@@ -149,11 +156,12 @@ pub(super) fn run_pass(
                         let trace = (kind == PassKind::OnBpf).then_some(trace_path.as_path());
                         Ok((Some(Reader::start(&args.reader, &err_path, trace)?), None))
                     } else {
-                        Ok((None, Some(counters(&dev)?)))
+                        let before = counters(&dev)?;
+                        Ok((None, Some((dev, before))))
                     }
                 };
                 match step() {
-                    Ok((r, b)) => (reader, before) = (r, b),
+                    Ok((r, o)) => (reader, off_epoch) = (r, o),
                     Err(why) => result = Err(format!("epoch {e}: {why}")),
                 }
             }
@@ -182,7 +190,7 @@ pub(super) fn run_pass(
                     Ok((rows, counters(&dev)?))
                 };
                 match step() {
-                    Ok((rows, counters)) => check_epoch(e, &calls_on_cpu, &rows, &counters, tally),
+                    Ok((rows, after)) => check_epoch(e, &calls_on_cpu, &rows, &after, tally),
                     Err(why) => result = Err(format!("epoch {e}: {why}")),
                 }
                 if kind == PassKind::OnBpf && result.is_ok() {
@@ -195,9 +203,9 @@ pub(super) fn run_pass(
                     }
                     let _ = std::fs::remove_file(&trace_path);
                 }
-            } else if let Some(b) = before {
+            } else if let Some((dev, b)) = off_epoch {
                 tally.off_epochs += 1;
-                match Device::open(&args.device).and_then(|d| counters(&d)) {
+                match counters(&dev) {
                     Ok(after) if after == b => {}
                     Ok(after) => tally.mismatches.push(format!(
                         "epoch {e}: capture was off, yet the counters moved from {b:?} to {after:?}"
@@ -265,8 +273,8 @@ pub(super) fn run_pass(
         tally.fidelity = Some(fidelity);
     }
     let _ = std::fs::remove_file(&records_path);
-    if let Some(before) = off_counters.filter(|_| !capturing) {
-        let after = counters(&Device::open(&args.device)?)?;
+    if let Some((dev, before)) = off_device {
+        let after = counters(&dev)?;
         if after != before {
             tally.mismatches.push(format!(
                 "pass {kind:?}: capture was off, yet the counters moved from {before:?} to {after:?}"
