@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# The real kernel changes of scripts/tests/regression/changes/ through the
+# one command, each judged against what its own header says it changes.
+# For every change: scripts/regress.sh --patch CHANGE with the seeded
+# random workload (qemu/corpus/default.list's "random" line) in every
+# privilege context; then, per context,
+#   - the outcome must be "differ" in exactly the contexts the change's
+#     "Differs as:" header line names, "equal" in every other one (no run
+#     may be lossy or fail: "could not test" fails the check);
+#   - reader diff's report must name exactly the calls whose outcome the
+#     workload's own logs show changed between the two kernels, every one
+#     and nothing else (antinomie-e2e diff-check), in every context, equal
+#     ones included (there: none).
+# Prints one line per change x context and the whole table at the end;
+# exits 1 when a change's result is not its expectation, 0 when every
+# change matched.
+# Needs what scripts/regress.sh needs; builds each changed kernel (ccache
+# makes a rebuild cheap).
+#
+# usage: scripts/tests/regression/check-changes.sh [--seed S]
+#            [--contexts LIST] [--out DIR] [CHANGE.patch]...
+#   CHANGE.patch   the changes to check (default: every changes/*.patch)
+#   --contexts     the contexts (default: all nine)
+#   --out DIR      where each change's report goes, DIR/NAME (default: a
+#                  fresh directory under $ANTINOMIE_CACHE)
+. "$(dirname "$0")/../../lib.sh"
+. "$(dirname "$0")/../../guest-lib.sh"
+
+seed=20261130 contexts=all out=$ANTINOMIE_CACHE/check-changes changes=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--seed | --contexts | --out) [ $# -ge 2 ] || die "$1 needs a value" ;;
+	esac
+	case "$1" in
+	--seed) seed=$2; shift ;;
+	--contexts) contexts=$2; shift ;;
+	--out) out=$2; shift ;;
+	-*) die "unknown option $1 (see the header of $0)" ;;
+	*) changes+=("$1") ;;
+	esac
+	shift
+done
+need_cmd jq
+[ ${#changes[@]} -gt 0 ] || changes=("$ANTINOMIE_ROOT"/scripts/tests/regression/changes/*.patch)
+[ "$contexts" != all ] || contexts=$(IFS=, && echo "${ALL_CONTEXTS[*]}")
+IFS=, read -r -a wanted <<<"$contexts"
+bins=${CARGO_TARGET_DIR:-$ANTINOMIE_ROOT/target}/x86_64-unknown-linux-gnu/release
+
+# expected_differ PATCH: the contexts its "Differs as:" line names ("none":
+# empty); a change without the line cannot be checked.
+expected_differ() {
+	local line
+	line=$(grep -m1 '^Differs as: ' "$1") || die "$1 has no 'Differs as:' line saying where it changes calls"
+	line=${line#Differs as: }
+	[ "$line" = none ] || echo "$line"
+}
+
+rm -rf "$out"
+mkdir -p "$out"
+grep '^random ' "$ANTINOMIE_ROOT/qemu/corpus/default.list" >"$out/random.list" ||
+	die "qemu/corpus/default.list has no random line"
+table=$out/table.txt
+printf '%-42s %-8s %-7s %9s %s\n' change context outcome differing diff-check >"$table"
+failed=0
+for change in "${changes[@]}"; do
+	[ -f "$change" ] || die "$change: no such file"
+	name=$(basename "$change" .patch)
+	read -r -a differ <<<"$(expected_differ "$change")"
+	stage "$name: scripts/regress.sh (want differ as: ${differ[*]:-none})"
+	rc=0
+	"$ANTINOMIE_ROOT/scripts/regress.sh" --out "$out/$name" --seed "$seed" --contexts "$contexts" \
+		--corpus "$out/random.list" --patch "$change" >"$out/$name.log" 2>&1 || rc=$?
+	report=$out/$name/report.json
+	if [ $rc -eq 125 ] || [ ! -f "$report" ]; then
+		tail -n 20 "$out/$name.log" >&2
+		die "$name: scripts/regress.sh could not test (exit $rc, see $out/$name.log)"
+	fi
+	bad=0
+	for ctx in "${wanted[@]}"; do
+		want=equal
+		for d in "${differ[@]}"; do [ "$d" = "$ctx" ] && want=differ; done
+		run=$(jq -c --arg c "$ctx" '.runs[] | select(.workload == "random" and .context == $c)' "$report")
+		[ -n "$run" ] || die "$name: the report has no run of random as $ctx"
+		got=$(jq -r .outcome <<<"$run")
+		rerun=$(jq -r 'if .shown == "rerun" then "-rerun" else "" end' <<<"$run")
+		d=$out/$name/diffs$rerun/random/$ctx
+		check=ok
+		"$bins/antinomie-e2e" diff-check \
+			--workload-a "$out/$name/runs/baseline$rerun/random/$ctx/stdout" \
+			--workload-b "$out/$name/runs/changed$rerun/random/$ctx/stdout" \
+			--diff "$d/diff.json" >"$d/diff-check.txt" 2>&1 || check=MISMATCH
+		printf '%-42s %-8s %-7s %9s %s\n' "$name" "$ctx" "$got" \
+			"$(jq -r '"\(.calls.differing)/\(.calls.a)"' <<<"$run")" \
+			"$check: $(tail -n 1 "$d/diff-check.txt")" | tee -a "$table"
+		if [ "$got" != "$want" ] || [ $check != ok ]; then
+			info "$name as $ctx: want $want with diff-check ok; see $d/diff-check.txt"
+			bad=1
+		fi
+	done
+	[ $bad -eq 0 ] || failed=$((failed + 1))
+done
+stage "${#changes[@]} changes x ${#wanted[@]} contexts, $failed change(s) not as expected"
+cat "$table"
+[ $failed -eq 0 ] || die "$failed change(s) did not change exactly what their headers say"
