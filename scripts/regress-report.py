@@ -40,6 +40,11 @@ def side_problem(d: Path) -> str | None:
     for f in ("status", "stdout", "stderr", "trace.antinomie", "reader.stderr", "reader.status"):
         if not (d / f).exists():
             return f"no {f} in the results"
+    # A run the timeout stopped shows what it did up to then: not the
+    # program's result, whatever its status and calls say.
+    if (d / "timed-out").exists():
+        limit = (d / "timed-out").read_text().strip()
+        return f"stopped by the {limit} s timeout (regress.sh --timeout), so it did not finish"
     # antinomie-context, which starts every run, prints its "context:
     # NAME ..." line first, and only once the credentials are what the
     # context claims; without it the command never ran under that context

@@ -14,6 +14,7 @@
 #
 # usage: scripts/regress.sh [--patch FILE]... [--config FRAGMENT]
 #            [--corpus LIST]... [--contexts LIST] [--seed S] [--out DIR]
+#            [--timeout S]
 #   --patch FILE       a kernel change (git diff or git format-patch form),
 #                      applied on top of the series; repeat for several,
 #                      applied in the order given
@@ -26,6 +27,8 @@
 #   --seed S           replaces ${SEED} in the corpus's command lines
 #                      (default: 20261130), the same on both kernels
 #   --out DIR          where the results go (default: ./antinomie-regress)
+#   --timeout S        one run's longest time in the guest, in seconds
+#                      (default 600); a run stopped by it could not test
 #
 # Writes to DIR: summary.txt (read it first: per workload x context, the
 # calls, the differing calls by kind and the first few decoded),
@@ -41,11 +44,7 @@
 . "$(dirname "$0")/guest-lib.sh"
 failures_cannot_test
 
-# One run's longest time in the guest; a longer one is stopped and its
-# status compared like any other.
-ENTRY_TIMEOUT=600
-
-patches=() config="" corpora=() contexts=all seed=20261130 out=./antinomie-regress
+patches=() config="" corpora=() contexts=all seed=20261130 out=./antinomie-regress entry_timeout=600
 while [ $# -gt 0 ]; do
 	[ $# -ge 2 ] || die "$1 needs a value (see the header of $0)"
 	case "$1" in
@@ -55,6 +54,7 @@ while [ $# -gt 0 ]; do
 	--contexts) contexts=$2 ;;
 	--seed) seed=$2 ;;
 	--out) out=$2 ;;
+	--timeout) entry_timeout=$2 ;;
 	*) die "unknown option $1 (see the header of $0)" ;;
 	esac
 	shift 2
@@ -65,6 +65,7 @@ for p in "${patches[@]}"; do
 done
 [ -z "$config" ] || [ -f "$config" ] || die "--config $config: no such file"
 [[ "$seed" =~ ^[0-9]+$ ]] || die "--seed $seed: not a number"
+[[ "$entry_timeout" =~ ^[1-9][0-9]*$ ]] || die "--timeout $entry_timeout: not a number of seconds"
 if [ ${#corpora[@]} -eq 0 ]; then
 	corpora=("$ANTINOMIE_ROOT"/qemu/corpus/*.list)
 fi
@@ -181,13 +182,13 @@ run_corpus() {
 	local label=$1 kernel=$2 entries=$3 extra=$work/extra-$1
 	mkdir -p "$extra/etc/antinomie/corpus" "$out/runs/$label"
 	cp "$entries" "$extra/etc/antinomie/corpus/entries"
-	echo "$ENTRY_TIMEOUT" >"$extra/etc/antinomie/corpus/entry-timeout"
+	echo "$entry_timeout" >"$extra/etc/antinomie/corpus/entry-timeout"
 	stage "guest image for the $label run ($(wc -l <"$entries") runs)"
 	"$ANTINOMIE_ROOT/qemu/build-initramfs.sh" --out "$work/$label.cpio.gz" "$extra" "$selftests" "${image_dirs[@]}" \
 		>"$work/initramfs-$label.log" 2>&1 || { tail -n 5 "$work/initramfs-$label.log" >&2; die "building the guest image failed"; }
 	stage "booting the $label kernel: the corpus, one boot"
 	guest_run_collect "$kernel" "$work/$label.cpio.gz" corpus "$out/runs/$label" \
-		$((600 + $(wc -l <"$entries") * ENTRY_TIMEOUT)) 2G 4G ""
+		$((600 + $(wc -l <"$entries") * entry_timeout)) 2G 4G ""
 	grep -a '^corpus: ' "$out/runs/$label/console.log" | tail -n 1 | sed 's/^/    /'
 }
 

@@ -29,7 +29,9 @@
 #      EACCES for every caller without CAP_SYS_ADMIN), with the random
 #      workload as root, user-p2 and user-p3: exit 1; user-p3 differs and
 #      reader diff reports exactly the calls whose outcome the workload saw
-#      change (diff-check); root and user-p2 are equal.
+#      change (diff-check); root and user-p2 are equal;
+#   5. a run longer than --timeout: exit 125, could not test, the reason
+#      naming the timeout.
 # Needs the normal kernel and the guest binaries (the test command makes
 # them); builds the changed kernel (ccache makes it one object).
 #
@@ -178,4 +180,16 @@ for ctx in root user-p2; do
 done
 [ "$(outcome random user-p3)" = differ ] || die "[4] random as user-p3: $(outcome random user-p3), not differ"
 check real random user-p3 diff-check
+
+# [5] A run the timeout stops did not finish: could not test, never a
+# difference, whatever the two kernels' partial runs show.
+echo 'sleeper root sleep 30' >"$t/sleeper.list"
+corpus=$t/sleeper.list contexts=root
+regress timeout 125 --timeout 2
+r=$t/timeout/report.json
+jq -e '.result == "could-not-test" and .runs_could_not_test == 1' "$r" >/dev/null ||
+	die "[5] report.json does not say could not test: $(jq -c '{result, runs_could_not_test}' "$r")"
+reason=$(jq -r '.runs[0].reason' "$r")
+[[ "$reason" == *"stopped by the 2 s timeout"* ]] || die "[5] the reason does not name the timeout: $reason"
+info "[5] sleeper as root: $reason"
 stage "regression testing with the one command passed"
