@@ -10,7 +10,8 @@
 # same run is compared with.
 #
 # usage: scripts/build-selftests.sh
-# Prints the directory as its last line.
+# Prints the directory as its last line. A build of the same inputs (the
+# pinned source, the series, the witness shim and this script) is reused.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/kernel-lib.sh"
 
@@ -24,6 +25,14 @@ ensure_base_git
 sync_build_tree
 out=$ANTINOMIE_CACHE/selftests
 hdr=$out/usr
+root=$out/root
+stamp="$SRC_KEY $(series_stamp "$ANTINOMIE_ROOT/kernel-patch") $(cat "$ANTINOMIE_ROOT/qemu/guest/witness/perf-witness.c" "$0" | sha256sum | cut -d' ' -f1)"
+if [ -d "$root" ] && [ "$(cat "$root.stamp" 2>/dev/null)" = "$stamp" ]; then
+	info "selftests already built from these sources ($root)"
+	echo "$root"
+	exit 0
+fi
+rm -f "$root.stamp"
 
 stage "uapi headers of the patched tree"
 make -s -C "$BUILD_TREE" O="$out/headers-build" ARCH=x86_64 \
@@ -35,7 +44,6 @@ witness=$out/perf-witness.o
 gcc -O2 -Wall -Wextra -Werror -c -o "$witness" "$ANTINOMIE_ROOT/qemu/guest/witness/perf-witness.c" ||
 	die "cannot compile qemu/guest/witness/perf-witness.c"
 
-root=$out/root
 rm -rf "$root"
 for suite in "${SUITES[@]}"; do
 	stage "selftests/$suite (static)"
@@ -56,4 +64,5 @@ for suite in "${SUITES[@]}"; do
 	done
 	info "$(cd "$dest" && printf '%s ' *)"
 done
+echo "$stamp" >"$root.stamp"
 echo "$root"
