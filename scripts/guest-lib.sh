@@ -54,3 +54,20 @@ guest_run_collect() {
 	ms=$((($(date +%s%N) - t0) / 1000000))
 	info "$(wc -l <"$out/SHA256SUMS") files, sha256 verified, ${ms} ms to unpack and check"
 }
+
+# regress_shown_check OUT WORKLOAD CONTEXT CHECK: antinomie-e2e CHECK
+# (diff-check or cause-check) of the comparison that scripts/regress.sh's
+# report in OUT shows for WORKLOAD as CONTEXT (the first run's, or the
+# rerun's) against the workload's own logs of both kernels. Its output
+# goes to the file named by shown_check_out; returns its status.
+regress_shown_check() {
+	local out=$1 workload=$2 ctx=$3 what=$4 rerun d
+	rerun=$(jq -r --arg w "$workload" --arg c "$ctx" '.runs[] | select(.workload == $w and .context == $c) |
+		if .shown == "rerun" then "-rerun" else "" end' "$out/report.json")
+	d=$out/diffs$rerun/$workload/$ctx
+	shown_check_out=$d/$what.txt
+	"${CARGO_TARGET_DIR:-$ANTINOMIE_ROOT/target}/x86_64-unknown-linux-gnu/release/antinomie-e2e" "$what" \
+		--workload-a "$out/runs/baseline$rerun/$workload/$ctx/stdout" \
+		--workload-b "$out/runs/changed$rerun/$workload/$ctx/stdout" \
+		--diff "$d/diff.json" >"$shown_check_out" 2>&1
+}

@@ -39,6 +39,7 @@
 #   --contexts LIST   the contexts to run (default: all nine; see
 #                     scripts/regress.sh --contexts)
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../guest-lib.sh"
 
 seed=20261130 contexts=all
 while [ $# -gt 0 ]; do
@@ -125,15 +126,11 @@ others=$(jq -r '.runs[] | select((.outcome == "differ" or .outcome == "error") a
 # WORKLOAD as CONTEXT (the first run's, or its rerun's) against the
 # workload's own logs.
 check() {
-	local name=$1 workload=$2 ctx=$3 what=$4 rerun d report=$t/$1/report.json
-	rerun=$(jq -r --arg w "$workload" --arg c "$ctx" '.runs[] | select(.workload == $w and .context == $c) |
-		if .shown == "rerun" then "-rerun" else "" end' "$report")
-	d=$t/$name/diffs$rerun/$workload/$ctx
-	"$bins/antinomie-e2e" "$what" --workload-a "$t/$name/runs/baseline$rerun/$workload/$ctx/stdout" \
-		--workload-b "$t/$name/runs/changed$rerun/$workload/$ctx/stdout" --diff "$d/diff.json" >"$d/$what.txt" 2>&1 ||
-		{ tail -n 20 "$d/$what.txt" >&2; die "[$name] $workload as $ctx: reader diff's report differs from what the workload saw change ($what)"; }
+	local name=$1 workload=$2 ctx=$3 what=$4
+	regress_shown_check "$t/$name" "$workload" "$ctx" "$what" ||
+		{ tail -n 20 "$shown_check_out" >&2; die "[$name] $workload as $ctx: reader diff's report differs from what the workload saw change ($what)"; }
 	info "$workload as $ctx: $(jq -r --arg w "$workload" --arg c "$ctx" '.runs[] | select(.workload == $w and .context == $c) |
-		"\(.outcome), \(.calls.differing) of \(.calls.a) calls differ"' "$report"); $what: $(tail -n 1 "$d/$what.txt")"
+		"\(.outcome), \(.calls.differing) of \(.calls.a) calls differ"' "$t/$name/report.json"); $what: $(tail -n 1 "$shown_check_out")"
 }
 for ctx in $(random_contexts "$t/changed"); do
 	check changed random "$ctx" diff-check

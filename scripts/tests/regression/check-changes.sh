@@ -44,7 +44,6 @@ need_cmd jq
 [ ${#changes[@]} -gt 0 ] || changes=("$ANTINOMIE_ROOT"/scripts/tests/regression/changes/*.patch)
 [ "$contexts" != all ] || contexts=$(IFS=, && echo "${ALL_CONTEXTS[*]}")
 IFS=, read -r -a wanted <<<"$contexts"
-bins=${CARGO_TARGET_DIR:-$ANTINOMIE_ROOT/target}/x86_64-unknown-linux-gnu/release
 
 # expected_differ PATCH: the contexts its "Differs as:" line names ("none":
 # empty); a change without the line cannot be checked.
@@ -82,18 +81,13 @@ for change in "${changes[@]}"; do
 		run=$(jq -c --arg c "$ctx" '.runs[] | select(.workload == "random" and .context == $c)' "$report")
 		[ -n "$run" ] || die "$name: the report has no run of random as $ctx"
 		got=$(jq -r .outcome <<<"$run")
-		rerun=$(jq -r 'if .shown == "rerun" then "-rerun" else "" end' <<<"$run")
-		d=$out/$name/diffs$rerun/random/$ctx
 		check=ok
-		"$bins/antinomie-e2e" diff-check \
-			--workload-a "$out/$name/runs/baseline$rerun/random/$ctx/stdout" \
-			--workload-b "$out/$name/runs/changed$rerun/random/$ctx/stdout" \
-			--diff "$d/diff.json" >"$d/diff-check.txt" 2>&1 || check=MISMATCH
+		regress_shown_check "$out/$name" random "$ctx" diff-check || check=MISMATCH
 		printf '%-42s %-8s %-7s %9s %s\n' "$name" "$ctx" "$got" \
 			"$(jq -r '"\(.calls.differing)/\(.calls.a)"' <<<"$run")" \
-			"$check: $(tail -n 1 "$d/diff-check.txt")" | tee -a "$table"
+			"$check: $(tail -n 1 "$shown_check_out")" | tee -a "$table"
 		if [ "$got" != "$want" ] || [ $check != ok ]; then
-			info "$name as $ctx: want $want with diff-check ok; see $d/diff-check.txt"
+			info "$name as $ctx: want $want with diff-check ok; see $shown_check_out"
 			bad=1
 		fi
 	done
