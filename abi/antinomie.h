@@ -37,8 +37,10 @@
  * owned by root, unless the administrator changes it), CAP_PERFMON or
  * CAP_SYS_ADMIN (else EPERM), and the consent of the LSMs to a CPU-wide
  * perf event on a tracepoint. One consumer has it open at a time (EBUSY).
- * Each possible CPU has one ring; ANTINOMIE_IOC_GET_INFO reports the
- * geometry. The ring of CPU n is at mmap offsets [n * mmap_stride,
+ * Each CPU online since the rings were allocated has one ring: a CPU that
+ * comes online gets its ring before it runs anything, and keeps it when it
+ * goes offline. ANTINOMIE_IOC_GET_INFO reports the geometry. The ring of
+ * CPU n is at mmap offsets [n * mmap_stride,
  * n * mmap_stride + mmap_size), in this order:
  *
  *   0                meta page      struct antinomie_meta      read-only
@@ -54,7 +56,7 @@
  * A mapping must be MAP_SHARED and lie within one CPU's ring. Only the
  * consumer page may be writable, no page executable, and mprotect() cannot
  * upgrade a read-only mapping. Refused: EPERM for write or exec, EINVAL for
- * a private or out-of-range mapping, ENODEV for a CPU that is not possible.
+ * a private or out-of-range mapping, ENODEV for a CPU without a ring.
  * fork() does not copy the mappings unless madvise(MADV_DOFORK) asked it
  * to; the child then maps the same rings. Rings are zeroed when allocated,
  * so no stale kernel memory shows. They keep what no reader has read yet,
@@ -523,7 +525,7 @@ struct antinomie_lost {
  * while capture is on changes nothing. ENABLE fails with EIO once a ring
  * was found corrupted (a kernel bug, with a warning in the log), until
  * SET_RING_SIZE replaces the rings.
- * GET_COUNTERS fails with ENODEV for a CPU that is not possible.
+ * GET_COUNTERS fails with ENODEV for a CPU without a ring.
  * SET_RING_SIZE takes the new data_size of every ring, a power of two and a
  * multiple of the page size (else EINVAL). The rings of all possible CPUs
  * together may take at most the antinomie.max_ring_memory module parameter's
@@ -566,9 +568,9 @@ struct antinomie_lost {
  * @size: bytes the kernel filled in.
  * @abi_version: ANTINOMIE_ABI_VERSION of the kernel.
  * @cpu_id_limit: CPU ids are below this (the kernel's nr_cpu_ids, a name
- *	that is a macro in some kernel configurations). Each possible CPU
- *	has a ring; the possible ones are listed in
- *	/sys/devices/system/cpu/possible.
+ *	that is a macro in some kernel configurations). The CPUs that may
+ *	have a ring are listed in /sys/devices/system/cpu/possible; those
+ *	online have one.
  * @page_size: PAGE_SIZE of the kernel, also the largest valid attr size.
  * @flags: ANTINOMIE_INFO_F_*.
  * @reserved: zero.
