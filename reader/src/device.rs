@@ -186,8 +186,8 @@ impl Device {
         .map_err(|e| Error::io("ANTINOMIE_IOC_SET_WATERMARK", e.into()))
     }
 
-    /// The CPUs that have a ring: `/sys/devices/system/cpu/possible`, or
-    /// every id below `cpu_id_limit` when that cannot be read.
+    /// The CPUs that may have a ring: `/sys/devices/system/cpu/possible`,
+    /// or every id below `cpu_id_limit` when that cannot be read.
     #[must_use]
     pub fn possible_cpus(&self, sysfs: &Path) -> Vec<u32> {
         std::fs::read_to_string(sysfs.join("devices/system/cpu/possible"))
@@ -199,11 +199,30 @@ impl Device {
             .collect()
     }
 
+    /// Maps the ring of every CPU that has one (see [`Device::possible_cpus`]);
+    /// returns them and the CPUs without a ring, which have not been online
+    /// since the rings were allocated.
+    ///
+    /// # Errors
+    /// As for [`Device::map_ring`], but for [`Error::NoRing`].
+    pub fn map_rings(&self, sysfs: &Path) -> Result<(Vec<MappedRing>, Vec<u32>), Error> {
+        let (mut rings, mut ringless) = (Vec::new(), Vec::new());
+        for cpu in self.possible_cpus(sysfs) {
+            match self.map_ring(cpu) {
+                Ok(ring) => rings.push(ring),
+                Err(Error::NoRing { .. }) => ringless.push(cpu),
+                Err(e) => return Err(e),
+            }
+        }
+        Ok((rings, ringless))
+    }
+
     /// Maps the ring of `cpu`.
     ///
     /// # Errors
-    /// The mmap's error, or [`Error::Geometry`] if the meta page disagrees
-    /// with the device's geometry.
+    /// [`Error::NoRing`] for a CPU without a ring, the mmap's error, or
+    /// [`Error::Geometry`] if the meta page disagrees with the device's
+    /// geometry.
     pub fn map_ring(&self, cpu: u32) -> Result<MappedRing, Error> {
         let i = &self.info;
         let what = |part: &str| format!("mapping the {part} of cpu {cpu}'s ring");
@@ -224,6 +243,7 @@ impl Device {
             Some(libc::EACCES | libc::EPERM) => Error::AccessDenied {
                 path: self.path.clone(),
             },
+            Some(libc::ENODEV) => Error::NoRing { cpu },
             _ => Error::io(what(part), e),
         };
         // Raw mappings (no `&[u8]` over them): the kernel writes the meta

@@ -33,6 +33,13 @@ pub enum Error {
         /// This reader's, [`antinomie_abi::ABI_VERSION`].
         reader: u32,
     },
+    /// A CPU without a ring: it has not been online since the rings were
+    /// allocated (the device refuses its mapping with `ENODEV`).
+    #[error("cpu {cpu} has no ring: it has not been online since the rings were allocated")]
+    NoRing {
+        /// The CPU.
+        cpu: u32,
+    },
     /// The device reported a geometry the reader cannot use.
     #[error("unusable device geometry: {0}")]
     Geometry(String),

@@ -13,9 +13,10 @@ use antinomie_reader::decode::PmuTypes;
 use antinomie_reader::device::Device;
 use antinomie_reader::filter::Filter;
 use antinomie_reader::output::WriterSink;
-use antinomie_reader::pipeline::{self, Assembler, Mode, Recorder, Summary};
-use antinomie_reader::ring::RingConsumer;
+use antinomie_reader::pipeline::{self, Assembler, DrainMsg, Mode, Recorder, Summary};
+use antinomie_reader::ring::{ConsumerStats, RingConsumer, RingMemory};
 use antinomie_reader::trace::{TraceHeader, TraceWriter};
+use antinomie_reader::Error;
 
 use crate::args::{CommonArgs, LiveArgs};
 use crate::process;
@@ -81,11 +82,9 @@ pub(crate) fn live(
     } else if !dev.enabled() {
         tracing::warn!("capture is off: showing what the rings hold (--enable switches it on)");
     }
-    let cpus = dev.possible_cpus(&args.sysfs);
-    let mut rings = Vec::new();
-    for &cpu in &cpus {
-        rings.push(RingConsumer::new(dev.map_ring(cpu)?));
-    }
+    let (mapped, ringless) = dev.map_rings(&args.sysfs)?;
+    let cpus: Vec<u32> = mapped.iter().map(RingMemory::cpu).collect();
+    let rings: Vec<_> = mapped.into_iter().map(RingConsumer::new).collect();
     let pmus = PmuTypes::from_sysfs(&args.sysfs);
     let window_ns = args.reorder_window_ms.saturating_mul(1_000_000);
     let realtime_offset_ns = realtime_offset_ns();
@@ -132,24 +131,66 @@ pub(crate) fn live(
     if let Some(f) = filter {
         assembler.set_filter(Box::new(f.with_pmus(pmus)));
     }
-    let summary = pipeline::run(
+    let mut summary = pipeline::run(
         rings,
         mode,
         assembler,
         writer.as_mut().map(|w| w as &mut dyn Recorder),
     )
     .context("writing the output")?;
+    for msg in rings_not_read(&dev, &ringless)? {
+        if let Some(w) = writer.as_mut() {
+            w.record(&msg).context("writing the trace file")?;
+        }
+        if let DrainMsg::Done {
+            cpu,
+            start_pos,
+            counters,
+            ..
+        } = msg
+        {
+            summary.ring_done(cpu, start_pos, counters);
+        }
+    }
     if let Some(w) = writer {
         w.finish().context("writing the trace file")?;
     }
     Ok(summary)
 }
 
+/// The rings of `ringless` CPUs that appeared while the run went on (the
+/// CPU came online): their final counters, as the DONE messages a run that
+/// read none of their records gives. The run reads only the rings it
+/// started with; these keep their records for the next reader.
+fn rings_not_read(dev: &Device, ringless: &[u32]) -> Result<Vec<DrainMsg>> {
+    let mut done = Vec::new();
+    for &cpu in ringless {
+        let ring = match dev.map_ring(cpu) {
+            Ok(ring) => ring,
+            Err(Error::NoRing { .. }) => continue,
+            Err(e) => return Err(e.into()),
+        };
+        let counters = ring.counters();
+        tracing::warn!(
+            "cpu {cpu} came online during the run: its ring, {} records produced, was not read",
+            counters.produced
+        );
+        done.push(DrainMsg::Done {
+            cpu,
+            start_pos: counters.consumer_pos,
+            counters,
+            stats: ConsumerStats::default(),
+        });
+    }
+    Ok(done)
+}
+
 pub(crate) fn dump_rings(dir: &Path, device: &Path, sysfs: &Path) -> Result<()> {
     let dev = Device::open(device)?;
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    for cpu in dev.possible_cpus(sysfs) {
-        let ring = dev.map_ring(cpu)?;
+    let (rings, _) = dev.map_rings(sysfs)?;
+    for ring in rings {
+        let cpu = ring.cpu();
         let path = dir.join(format!("cpu{cpu}.ring"));
         let mut f = File::create(&path).with_context(|| format!("creating {}", path.display()))?;
         f.write_all(&ring.snapshot())

@@ -89,11 +89,14 @@ impl<'s> Assembler<'s> {
                 counters,
                 ..
             } => {
-                let c = self.summary.cpus.entry(cpu).or_default();
-                c.counters = Some(counters);
-                c.start_pos = Some(start_pos);
+                // Not one of the rings the run started with: it appeared
+                // during the run and the run did not read it.
+                let read = self.summary.cpus.contains_key(&cpu);
+                self.summary.ring_done(cpu, start_pos, counters);
                 self.merger.done(cpu);
-                self.live = self.live.saturating_sub(1);
+                if read {
+                    self.live = self.live.saturating_sub(1);
+                }
             }
         }
         self.drain(false)?;

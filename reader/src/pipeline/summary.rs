@@ -28,6 +28,9 @@ pub struct CpuSummary {
     pub start_pos: Option<u64>,
     /// The kernel's counters at the end.
     pub counters: Option<RingCounters>,
+    /// The ring appeared during the run (its CPU came online) and this run
+    /// did not read it: its records are left for the next reader.
+    pub not_read: bool,
 }
 
 impl CpuSummary {
@@ -91,6 +94,25 @@ pub struct Summary {
 }
 
 impl Summary {
+    /// Notes the final counters of `cpu`'s ring. A ring the run did not
+    /// start with appeared during it and was not read.
+    pub fn ring_done(&mut self, cpu: u32, start_pos: u64, counters: RingCounters) {
+        let known = self.cpus.contains_key(&cpu);
+        let c = self.cpus.entry(cpu).or_default();
+        c.counters = Some(counters);
+        c.start_pos = Some(start_pos);
+        c.not_read = !known;
+    }
+
+    /// The CPUs whose rings appeared during the run, not read.
+    fn rings_not_read(&self) -> Vec<String> {
+        self.cpus
+            .iter()
+            .filter(|(_, c)| c.not_read)
+            .map(|(cpu, _)| cpu.to_string())
+            .collect()
+    }
+
     /// All calls seen.
     #[must_use]
     pub fn calls(&self) -> u64 {
@@ -143,7 +165,7 @@ impl Summary {
             }
         }
         format!(
-            "summary: {} calls ({} complete, {} unfinished{}{}, {} entry lost, {} entry missing{}){}; {}{}",
+            "summary: {} calls ({} complete, {} unfinished{}{}, {} entry lost, {} entry missing{}){}; {}{}{}",
             self.calls(),
             self.complete,
             self.unfinished,
@@ -166,6 +188,16 @@ impl Summary {
             ),
             some(self.filtered_out, format!(", {} filtered out", self.filtered_out)),
             self.loss(),
+            {
+                let cpus = self.rings_not_read();
+                some(
+                    u64::from(!cpus.is_empty()),
+                    format!(
+                        "; not read: the ring of cpu {}, which came online during the run",
+                        cpus.join(", ")
+                    ),
+                )
+            },
             some(
                 self.late,
                 format!("; {} records arrived after the reordering window", self.late)
@@ -198,6 +230,9 @@ impl Summary {
             let show = |v: Option<u64>| v.map_or_else(|| "?".to_owned(), |v| v.to_string());
             let check = match (c.stopped, c.balanced()) {
                 (true, _) => "RING STOPPED (corrupt record)".to_owned(),
+                _ if c.not_read => {
+                    "NOT READ: the ring appeared during the run (its CPU came online)".to_owned()
+                }
                 (false, Some(true)) => "ok: produced = consumed, lost = reported".to_owned(),
                 (false, Some(false)) => {
                     let unreported: Vec<String> = c
@@ -319,6 +354,32 @@ mod tests {
         assert!(with(&[waited])
             .to_text()
             .contains("lossless mode: off; 1 records waited for room, 0.002 s in all"));
+    }
+
+    #[test]
+    fn a_ring_that_appeared_during_the_run_is_named_not_read() {
+        let mut s = with(&[None]);
+        let counters = RingCounters {
+            producer_pos: 96,
+            produced: 2,
+            ..RingCounters::default()
+        };
+        s.ring_done(0, 0, RingCounters::default());
+        s.ring_done(3, 0, counters);
+        assert!(!s.cpus[&0].not_read && s.cpus[&3].not_read);
+        let text = s.to_text();
+        assert!(
+            text.starts_with(
+                "summary: 0 calls (0 complete, 0 unfinished, 0 entry lost, 0 entry missing); \
+                 2 records produced = 0 consumed + 0 lost + 2 not consumed in this run; \
+                 not read: the ring of cpu 3, which came online during the run\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("NOT READ: the ring appeared during the run"),
+            "{text}"
+        );
     }
 
     #[test]
