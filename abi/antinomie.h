@@ -39,7 +39,11 @@
  * perf event on a tracepoint. One consumer has it open at a time (EBUSY).
  * Each CPU online since the rings were allocated has one ring: a CPU that
  * comes online gets its ring before it runs anything, and keeps it when it
- * goes offline. ANTINOMIE_IOC_GET_INFO reports the geometry. The ring of
+ * goes offline. A consumer that maps the rings and later finds a CPU that
+ * had none online again should map its ring too: until some part of it is
+ * mapped (while any ring is), that ring does not make poll() readable and
+ * lossless mode does not wait for room in it. ANTINOMIE_IOC_GET_INFO
+ * reports the geometry. The ring of
  * CPU n is at mmap offsets [n * mmap_stride,
  * n * mmap_stride + mmap_size), in this order:
  *
