@@ -43,6 +43,11 @@
 #   --insn-calls N     calls per instruction-count boot (default 50000;
 #                      0 skips the instruction counts)
 #   --insn-threads LIST  thread counts for the instruction counts (default 1,4)
+#   --insn-modes LIST  the bench kernel's modes in the instruction counts
+#                      (default off,capture,lossless,ftrace,rawsys,bpf-tp,
+#                      bpf-raw,strace)
+#   --insn-mem SIZE    guest memory of the instruction-count boots (default
+#                      qemu/run.sh's): more calls per boot need larger rings
 #   --insn-strace-calls N  calls per instruction-count boot under strace
 #                      (default 2000; 0 skips them): strace's cost counted
 #                      exactly too, on the bench kernel, every path but getpid
@@ -85,7 +90,8 @@
 
 calls=2000 rounds=5 strace_calls=50 threads=1,4
 paths=einval,e2big,swevent,big,getpid
-insn_calls=50000 insn_threads=1,4 insn_strace_calls=2000
+insn_calls=50000 insn_threads=1,4 insn_strace_calls=2000 insn_mem=""
+all_modes=off,capture,lossless,ftrace,rawsys,bpf-tp,bpf-raw,strace insn_modes=$all_modes
 loss_calls=40000 loss_path=einval loss_secs=2 loss_steps=5 loss_consumers=""
 profile_calls=20000
 ring=$((64 << 20)) out="" table_only="" skip_build=0 jobs=1 image="" loss_counted=0
@@ -100,6 +106,8 @@ while [ $# -gt 0 ]; do
 	--paths) paths=${2:?--paths needs a list}; shift ;;
 	--insn-calls) num "$1" "${2:-}"; insn_calls=$2; shift ;;
 	--insn-threads) insn_threads=${2:?--insn-threads needs a list}; shift ;;
+	--insn-modes) insn_modes=${2:?--insn-modes needs a list}; shift ;;
+	--insn-mem) insn_mem=${2:?--insn-mem needs a size}; shift ;;
 	--insn-strace-calls) num "$1" "${2:-}"; insn_strace_calls=$2; shift ;;
 	--loss-calls) num "$1" "${2:-}"; loss_calls=$2; shift ;;
 	--loss-path) loss_path=${2:?--loss-path needs a path}; shift ;;
@@ -134,6 +142,9 @@ for c in ${loss_consumers//,/ }; do
 done
 for st in ${steps//,/ }; do
 	case "$st" in time-bench | time-off | insn | loss | profile) ;; *) die "unknown step '$st'" ;; esac
+done
+for m in ${insn_modes//,/ }; do
+	[[ ",$all_modes," == *,$m,* ]] || die "unknown mode '$m' in --insn-modes (modes: $all_modes)"
 done
 if [ -n "$before_patch" ]; then
 	[ -f "$before_patch" ] || die "no patch $before_patch (--before-patch)"
@@ -302,7 +313,7 @@ if step insn && [ "$insn_calls" -gt 0 ]; then
 		# unpacking it costs is the same in both boots of a cell.
 		[ "$mode" = strace ] && image=$initrd
 		[ "$mode" = lossless ] && lossless="antinomie.lossless=1 "
-		initrd=$image boot "$name" "$kernel" 1800 \
+		boot_mem=$insn_mem initrd=$image boot "$name" "$kernel" 1800 \
 			"${lossless}antinomie.ring_size=$ring $ringmem bench.kind=insn bench.mode=$mode bench.threads=$t bench.path=$path bench.calls=$n bench.ring=$ring" \
 			"${counted[@]}" -plugin "$plugin,inline=on" -d plugin -D "$out/$name.insn"
 		insns=$(sed -n 's/^insns: //p' "$out/$name.insn")
@@ -313,7 +324,7 @@ if step insn && [ "$insn_calls" -gt 0 ]; then
 	for t in ${insn_threads//,/ }; do
 		for kname in ${insn_kernels//,/ }; do
 			case "$kname" in
-			bench) modes_k="off capture lossless ftrace rawsys bpf-tp bpf-raw strace" ;;
+			bench) modes_k=${insn_modes//,/ } ;;
 			before) modes_k="off capture" ;;
 			off) modes_k=off ;;
 			esac
