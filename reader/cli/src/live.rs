@@ -138,32 +138,23 @@ pub(crate) fn live(
         writer.as_mut().map(|w| w as &mut dyn Recorder),
     )
     .context("writing the output")?;
-    for msg in rings_not_read(&dev, &ringless)? {
-        if let Some(w) = writer.as_mut() {
-            w.record(&msg).context("writing the trace file")?;
-        }
-        if let DrainMsg::Done {
-            cpu,
-            start_pos,
-            counters,
-            ..
-        } = msg
-        {
-            summary.ring_done(cpu, start_pos, counters);
-        }
-    }
+    note_rings_not_read(&dev, &ringless, &mut summary, writer.as_mut())?;
     if let Some(w) = writer {
         w.finish().context("writing the trace file")?;
     }
     Ok(summary)
 }
 
-/// The rings of `ringless` CPUs that appeared while the run went on (the
-/// CPU came online): their final counters, as the DONE messages a run that
-/// read none of their records gives. The run reads only the rings it
-/// started with; these keep their records for the next reader.
-fn rings_not_read(dev: &Device, ringless: &[u32]) -> Result<Vec<DrainMsg>> {
-    let mut done = Vec::new();
+/// Notes in `summary`, and in the trace as its DONE frame, each ring of the
+/// `ringless` CPUs that appeared while the run went on (the CPU came
+/// online), with its final counters: the run reads only the rings it
+/// started with, and these keep their records for the next reader.
+fn note_rings_not_read(
+    dev: &Device,
+    ringless: &[u32],
+    summary: &mut Summary,
+    mut writer: Option<&mut TraceWriter<BufWriter<File>>>,
+) -> Result<()> {
     for &cpu in ringless {
         let ring = match dev.map_ring(cpu) {
             Ok(ring) => ring,
@@ -175,14 +166,18 @@ fn rings_not_read(dev: &Device, ringless: &[u32]) -> Result<Vec<DrainMsg>> {
             "cpu {cpu} came online during the run: its ring, {} records produced, was not read",
             counters.produced
         );
-        done.push(DrainMsg::Done {
-            cpu,
-            start_pos: counters.consumer_pos,
-            counters,
-            stats: ConsumerStats::default(),
-        });
+        if let Some(w) = writer.as_deref_mut() {
+            let done = DrainMsg::Done {
+                cpu,
+                start_pos: counters.consumer_pos,
+                counters,
+                stats: ConsumerStats::default(),
+            };
+            w.record(&done).context("writing the trace file")?;
+        }
+        summary.ring_done(cpu, counters.consumer_pos, counters);
     }
-    Ok(done)
+    Ok(())
 }
 
 pub(crate) fn dump_rings(dir: &Path, device: &Path, sysfs: &Path) -> Result<()> {

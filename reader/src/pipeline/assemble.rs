@@ -89,12 +89,9 @@ impl<'s> Assembler<'s> {
                 counters,
                 ..
             } => {
-                // Not one of the rings the run started with: it appeared
-                // during the run and the run did not read it.
-                let read = self.summary.cpus.contains_key(&cpu);
-                self.summary.ring_done(cpu, start_pos, counters);
                 self.merger.done(cpu);
-                if read {
+                // A ring the run did not start with was never live.
+                if self.summary.ring_done(cpu, start_pos, counters) {
                     self.live = self.live.saturating_sub(1);
                 }
             }

@@ -95,22 +95,33 @@ pub struct Summary {
 
 impl Summary {
     /// Notes the final counters of `cpu`'s ring. A ring the run did not
-    /// start with appeared during it and was not read.
-    pub fn ring_done(&mut self, cpu: u32, start_pos: u64, counters: RingCounters) {
-        let known = self.cpus.contains_key(&cpu);
+    /// start with appeared during it and was not read. Returns whether the
+    /// run read it.
+    pub fn ring_done(&mut self, cpu: u32, start_pos: u64, counters: RingCounters) -> bool {
+        let read = self.cpus.contains_key(&cpu);
         let c = self.cpus.entry(cpu).or_default();
         c.counters = Some(counters);
         c.start_pos = Some(start_pos);
-        c.not_read = !known;
+        c.not_read = !read;
+        read
     }
 
-    /// The CPUs whose rings appeared during the run, not read.
-    fn rings_not_read(&self) -> Vec<String> {
-        self.cpus
+    /// The headline's clause naming the rings that appeared during the
+    /// run and were not read; empty if there are none.
+    fn not_read_clause(&self) -> String {
+        let cpus: Vec<String> = self
+            .cpus
             .iter()
             .filter(|(_, c)| c.not_read)
             .map(|(cpu, _)| cpu.to_string())
-            .collect()
+            .collect();
+        if cpus.is_empty() {
+            return String::new();
+        }
+        format!(
+            "; not read: the ring of cpu {}, which came online during the run",
+            cpus.join(", ")
+        )
     }
 
     /// All calls seen.
@@ -188,16 +199,7 @@ impl Summary {
             ),
             some(self.filtered_out, format!(", {} filtered out", self.filtered_out)),
             self.loss(),
-            {
-                let cpus = self.rings_not_read();
-                some(
-                    u64::from(!cpus.is_empty()),
-                    format!(
-                        "; not read: the ring of cpu {}, which came online during the run",
-                        cpus.join(", ")
-                    ),
-                )
-            },
+            self.not_read_clause(),
             some(
                 self.late,
                 format!("; {} records arrived after the reordering window", self.late)
