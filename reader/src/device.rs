@@ -217,6 +217,47 @@ impl Device {
         Ok((rings, ringless))
     }
 
+    /// Maps the rings the CPUs of `ringless` got since, by coming online;
+    /// `ringless` keeps the CPUs still without one. Only a CPU coming
+    /// online gets a ring, so only those in `/sys/devices/system/cpu/online`
+    /// are tried (all of them if that cannot be read): one read of the
+    /// online mask per call rather than one failed `mmap()` per CPU.
+    ///
+    /// # Errors
+    /// As for [`Device::map_ring`], but for [`Error::NoRing`]; `ringless`
+    /// then still holds the CPU that failed.
+    pub fn map_new_rings(
+        &self,
+        sysfs: &Path,
+        ringless: &mut Vec<u32>,
+    ) -> Result<Vec<MappedRing>, Error> {
+        if ringless.is_empty() {
+            return Ok(Vec::new());
+        }
+        let online = std::fs::read_to_string(sysfs.join("devices/system/cpu/online"))
+            .ok()
+            .and_then(|s| parse_cpu_list(&s));
+        let mut rings = Vec::new();
+        let mut still = Vec::with_capacity(ringless.len());
+        let mut failed = None;
+        for &cpu in ringless.iter() {
+            if failed.is_some() || online.as_ref().is_some_and(|o| !o.contains(&cpu)) {
+                still.push(cpu);
+                continue;
+            }
+            match self.map_ring(cpu) {
+                Ok(ring) => rings.push(ring),
+                Err(Error::NoRing { .. }) => still.push(cpu),
+                Err(e) => {
+                    still.push(cpu);
+                    failed = Some(e);
+                }
+            }
+        }
+        *ringless = still;
+        failed.map_or(Ok(rings), Err)
+    }
+
     /// Maps the ring of `cpu`.
     ///
     /// # Errors

@@ -82,7 +82,7 @@ pub(crate) fn live(
     } else if !dev.enabled() {
         tracing::warn!("capture is off: showing what the rings hold (--enable switches it on)");
     }
-    let (mapped, ringless) = dev.map_rings(&args.sysfs)?;
+    let (mapped, mut ringless) = dev.map_rings(&args.sysfs)?;
     let cpus: Vec<u32> = mapped.iter().map(RingMemory::cpu).collect();
     let rings: Vec<_> = mapped.into_iter().map(RingConsumer::new).collect();
     let pmus = PmuTypes::from_sysfs(&args.sysfs);
@@ -117,11 +117,22 @@ pub(crate) fn live(
     let mode = if args.follow {
         let stop = process::stop_on_signals()?;
         let print_nice = args.print_nice;
+        let (dev, ringless) = (&dev, &mut ringless);
+        let new_rings = move || {
+            // A ring that fails to map stays with the ringless CPUs, to be
+            // named not read at the end if it never maps.
+            dev.map_new_rings(&args.sysfs, ringless)
+                .unwrap_or_else(|e| {
+                    tracing::warn!("{e}");
+                    Vec::new()
+                })
+        };
         Mode::Follow {
             waker: Box::new(dev.waker(Duration::from_millis(args.poll_timeout_ms), stop)?),
             queue_bytes: args.queue_bytes,
             // After the spawns: threads inherit their creator's nice value.
             threads_started: Some(Box::new(move || process::lower_own_priority(print_nice))),
+            new_rings: Some(Box::new(new_rings)),
         }
     } else {
         Mode::Once
@@ -147,8 +158,10 @@ pub(crate) fn live(
 
 /// Notes in `summary`, and in the trace as its DONE frame, each ring of the
 /// `ringless` CPUs that appeared while the run went on (the CPU came
-/// online), with its final counters: the run reads only the rings it
-/// started with, and these keep their records for the next reader.
+/// online) and that it did not read, with its final counters: a one-shot
+/// run reads the rings it started with, a `--follow` run those that
+/// appeared before its last drain tick too; the others keep their records
+/// for the next reader.
 fn note_rings_not_read(
     dev: &Device,
     ringless: &[u32],

@@ -75,6 +75,13 @@ impl<'s> Assembler<'s> {
     /// # Errors
     /// An output error (including `BrokenPipe`).
     pub fn push(&mut self, msg: DrainMsg) -> io::Result<()> {
+        // A ring's first message other than DONE, from a CPU the run did
+        // not start with: the ring appeared during the run and is read
+        // from now on. (A DONE alone is a ring that appeared and was not
+        // read.)
+        if !matches!(msg, DrainMsg::Done { .. }) && self.summary.ring_joined(msg.cpu()) {
+            self.live += 1;
+        }
         match msg {
             DrainMsg::Records { cpu, bytes } => {
                 if let Some(bad) = self.merger.push_batch(cpu, bytes) {
@@ -90,7 +97,8 @@ impl<'s> Assembler<'s> {
                 ..
             } => {
                 self.merger.done(cpu);
-                // A ring the run did not start with was never live.
+                // A ring the run neither started with nor joined was never
+                // live.
                 if self.summary.ring_done(cpu, start_pos, counters) {
                     self.live = self.live.saturating_sub(1);
                 }

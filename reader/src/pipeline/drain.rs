@@ -8,7 +8,7 @@ use crossbeam_channel::{Receiver, Sender};
 
 use super::queue::{queue, QueueSender};
 use super::{Assembler, DrainMsg, Summary};
-use crate::ring::{RingConsumer, RingMemory};
+use crate::ring::{ConsumerStats, RingConsumer, RingMemory};
 
 /// Receives every message the assembler takes, in order (the trace file
 /// writer).
@@ -71,11 +71,11 @@ fn drain_thread<M: RingMemory>(
 ) {
     let cpu = ring.cpu();
     let start_pos = ring.position();
-    if let Some((ticks, acks)) = ticks {
+    if let Some((ticks, ack)) = ticks {
         loop {
             let tick = ticks.recv().unwrap_or(Tick::Stop);
             let sent = drain_pass(&mut ring, tx, tick == Tick::Drain);
-            if !sent || tick == Tick::Stop || acks.send(()).is_err() {
+            if !sent || tick == Tick::Stop || ack.send(()).is_err() {
                 break;
             }
         }
@@ -90,8 +90,42 @@ fn drain_thread<M: RingMemory>(
     });
 }
 
+/// The waker thread's handle on one `--follow` drain thread: where its
+/// ticks go and where it says it finished the pass.
+struct Ticked {
+    tick: Sender<Tick>,
+    ack: Receiver<()>,
+}
+
+/// Starts the drain thread of `ring` in `s`: ticked (follow mode, the
+/// handle returned) or draining once.
+fn spawn_drain<'scope, M: RingMemory + Send + 'scope>(
+    s: &'scope thread::Scope<'scope, '_>,
+    ring: RingConsumer<M>,
+    ticked: bool,
+    tx: QueueSender,
+) -> io::Result<Option<Ticked>> {
+    let (ticks, handle) = if ticked {
+        let (tick, tick_rx) = crossbeam_channel::bounded::<Tick>(1);
+        let (ack_tx, ack) = crossbeam_channel::bounded::<()>(1);
+        (Some((tick_rx, ack_tx)), Some(Ticked { tick, ack }))
+    } else {
+        (None, None)
+    };
+    thread::Builder::new()
+        .name(format!("drain-cpu{}", ring.cpu()))
+        .spawn_scoped(s, move || drain_thread(ring, ticks, &tx))
+        .map_err(|e| io::Error::other(format!("spawning a drain thread: {e}")))?;
+    Ok(handle)
+}
+
+/// Finds the rings that appeared since it was last called, their CPU
+/// having come online: in `--follow` mode the waker thread calls it before
+/// each drain tick and starts a drain thread for each ring it returns.
+pub type NewRings<'a, M> = Box<dyn FnMut() -> Vec<M> + Send + 'a>;
+
 /// How [`run`] drains.
-pub enum Mode {
+pub enum Mode<'a, M> {
     /// Drain what is buffered, once, and finish.
     Once,
     /// Drain whenever the waker says so, until it says stop.
@@ -106,10 +140,13 @@ pub enum Mode {
         /// place to change that thread's own scheduling (its nice value,
         /// say) without the new threads inheriting it.
         threads_started: Option<Box<dyn FnOnce()>>,
+        /// Where rings that appear during the run come from; without it
+        /// the run drains the rings it started with.
+        new_rings: Option<NewRings<'a, M>>,
     },
 }
 
-impl std::fmt::Debug for Mode {
+impl<M> std::fmt::Debug for Mode<'_, M> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
             Mode::Once => "Once",
@@ -121,11 +158,17 @@ impl std::fmt::Debug for Mode {
 /// The waker thread: tick every drain thread, wait until each finished
 /// its pass (so that `poll()` is not re-entered while records are still
 /// unread, which would spin), repeat until the waker or the assembler
-/// says stop.
-fn waker_thread(
+/// says stop. Before each drain tick it starts a drain thread for every
+/// ring `new_rings` found; that thread's first pass then reaches the
+/// assembler before any ring's DONE, which only a stop tick brings, so
+/// the assembler counts the ring as live before it could think the run
+/// over. A ring that appears after the last drain tick is not read.
+fn waker_thread<'scope, M: RingMemory + Send + 'scope>(
+    s: &'scope thread::Scope<'scope, '_>,
     mut waker: Box<dyn Waker>,
-    ticks: &[Sender<Tick>],
-    acks: &Receiver<()>,
+    mut new_rings: Option<NewRings<'_, M>>,
+    mut threads: Vec<Ticked>,
+    tx: &QueueSender,
     stop: &Receiver<()>,
 ) {
     loop {
@@ -134,17 +177,42 @@ fn waker_thread(
         } else {
             waker.wait()
         };
-        let mut sent = 0;
-        for t in ticks {
-            if t.send(tick).is_ok() {
-                sent += 1;
+        if tick == Tick::Drain {
+            for mem in new_rings.as_mut().map(|f| f()).unwrap_or_default() {
+                let ring = RingConsumer::new(mem);
+                let (cpu, start_pos, counters) = (ring.cpu(), ring.position(), ring.counters());
+                tracing::info!("cpu {cpu} came online: reading its ring");
+                match spawn_drain(s, ring, true, tx.clone()) {
+                    Ok(t) => threads.extend(t),
+                    Err(e) => {
+                        // A DONE as its first message: the summary names
+                        // the ring as not read, as one found too late.
+                        tracing::warn!("{e}: cpu {cpu}'s ring is not read");
+                        let stats = ConsumerStats::default();
+                        let done = DrainMsg::Done {
+                            cpu,
+                            start_pos,
+                            counters,
+                            stats,
+                        };
+                        if !tx.send(done) {
+                            return;
+                        }
+                    }
+                }
             }
         }
-        if tick == Tick::Stop || sent == 0 {
+        let mut sent = Vec::with_capacity(threads.len());
+        for t in &threads {
+            if t.tick.send(tick).is_ok() {
+                sent.push(&t.ack);
+            }
+        }
+        if tick == Tick::Stop || sent.is_empty() {
             return;
         }
-        for _ in 0..sent {
-            if acks.recv().is_err() {
+        for ack in sent {
+            if ack.recv().is_err() {
                 return;
             }
         }
@@ -160,7 +228,7 @@ fn waker_thread(
 /// run quietly with [`Summary::broken_pipe`] set.
 pub fn run<M: RingMemory + Send>(
     rings: Vec<RingConsumer<M>>,
-    mode: Mode,
+    mode: Mode<'_, M>,
     mut assembler: Assembler<'_>,
     mut recorder: Option<&mut dyn Recorder>,
 ) -> io::Result<Summary> {
@@ -170,40 +238,32 @@ pub fn run<M: RingMemory + Send>(
         Mode::Follow { queue_bytes, .. } => *queue_bytes,
     };
     let (tx, rx) = queue(queue_bytes);
-    let (ack_tx, ack_rx) = crossbeam_channel::unbounded::<()>();
     let (stop_tx, stop_rx) = crossbeam_channel::bounded::<()>(1);
     let outcome = thread::scope(|s| {
-        let mut tick_txs = Vec::new();
+        let ticked = matches!(mode, Mode::Follow { .. });
+        let mut threads = Vec::new();
         for ring in rings {
-            let tx = tx.clone();
-            let ticks = if matches!(mode, Mode::Follow { .. }) {
-                let (ttx, trx) = crossbeam_channel::bounded::<Tick>(1);
-                tick_txs.push(ttx);
-                Some((trx, ack_tx.clone()))
-            } else {
-                None
-            };
-            thread::Builder::new()
-                .name(format!("drain-cpu{}", ring.cpu()))
-                .spawn_scoped(s, move || drain_thread(ring, ticks, &tx))
-                .map_err(|e| io::Error::other(format!("spawning a drain thread: {e}")))?;
+            threads.extend(spawn_drain(s, ring, ticked, tx.clone())?);
         }
-        drop(tx);
-        drop(ack_tx);
         if let Mode::Follow {
             waker,
             threads_started,
+            new_rings,
             ..
         } = mode
         {
-            let (ack_rx, stop_rx) = (&ack_rx, &stop_rx);
+            let (tx, stop_rx) = (tx, &stop_rx);
             thread::Builder::new()
                 .name("waker".into())
-                .spawn_scoped(s, move || waker_thread(waker, &tick_txs, ack_rx, stop_rx))
+                .spawn_scoped(s, move || {
+                    waker_thread(s, waker, new_rings, threads, &tx, stop_rx);
+                })
                 .map_err(|e| io::Error::other(format!("spawning the waker thread: {e}")))?;
             if let Some(started) = threads_started {
                 started();
             }
+        } else {
+            drop(tx);
         }
         let mut result = Ok(());
         while let Some(msg) = rx.recv() {

@@ -47,7 +47,7 @@ use crate::record::LostRecord;
 use crate::ring::{ConsumerStats, CorruptRecord, RingCounters};
 
 pub use assemble::Assembler;
-pub use drain::{drain_once, monotonic_ns, replay, run, Mode, Recorder, Tick, Waker};
+pub use drain::{drain_once, monotonic_ns, replay, run, Mode, NewRings, Recorder, Tick, Waker};
 pub use merge::Merger;
 pub use pair::{Event, Limits, PairStats, Pairer};
 pub use queue::DEFAULT_QUEUE_BYTES;

@@ -31,6 +31,9 @@ pub struct CpuSummary {
     /// The ring appeared during the run (its CPU came online) and this run
     /// did not read it: its records are left for the next reader.
     pub not_read: bool,
+    /// The ring appeared during the run (its CPU came online) and this run
+    /// read it from then on.
+    pub joined: bool,
 }
 
 impl CpuSummary {
@@ -94,9 +97,24 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// Notes the final counters of `cpu`'s ring. A ring the run did not
-    /// start with appeared during it and was not read. Returns whether the
-    /// run read it.
+    /// Notes a ring that appeared during the run, read from now on.
+    /// Returns whether it is new (not a ring the run already reads).
+    pub fn ring_joined(&mut self, cpu: u32) -> bool {
+        match self.cpus.entry(cpu) {
+            std::collections::btree_map::Entry::Occupied(_) => false,
+            std::collections::btree_map::Entry::Vacant(v) => {
+                v.insert(CpuSummary {
+                    joined: true,
+                    ..CpuSummary::default()
+                });
+                true
+            }
+        }
+    }
+
+    /// Notes the final counters of `cpu`'s ring. A ring the run neither
+    /// started with nor joined appeared during it and was not read.
+    /// Returns whether the run read it.
     pub fn ring_done(&mut self, cpu: u32, start_pos: u64, counters: RingCounters) -> bool {
         let read = self.cpus.contains_key(&cpu);
         let c = self.cpus.entry(cpu).or_default();
@@ -234,6 +252,10 @@ impl Summary {
                 (true, _) => "RING STOPPED (corrupt record)".to_owned(),
                 _ if c.not_read => {
                     "NOT READ: the ring appeared during the run (its CPU came online)".to_owned()
+                }
+                (false, Some(true)) if c.joined => {
+                    "ok: produced = consumed, lost = reported (its CPU came online during the run)"
+                        .to_owned()
                 }
                 (false, Some(true)) => "ok: produced = consumed, lost = reported".to_owned(),
                 (false, Some(false)) => {

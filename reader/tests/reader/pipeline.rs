@@ -8,7 +8,7 @@ use antinomie_reader::pipeline::{self, Assembler, DrainMsg, Merger, Mode, Sink, 
 use antinomie_reader::record::LostRecord;
 use antinomie_reader::ring::ImageRing;
 
-use crate::support::{consumers, run_images, scenario_images, show_images};
+use crate::support::{consumers, run_images, scenario, scenario_images, show_images};
 use antinomie_reader::ring::builder::{args, EntrySpec, ExitSpec, RingBuilder};
 
 /// Collects what the pipeline outputs.
@@ -224,6 +224,7 @@ fn follow_mode_drains_until_stopped() {
                 waker: Box::new(Script(3)),
                 queue_bytes,
                 threads_started: None,
+                new_rings: None,
             },
             Assembler::new(&[0, 1], pipeline::DEFAULT_WINDOW_NS, &mut sink),
             None,
@@ -231,6 +232,73 @@ fn follow_mode_drains_until_stopped() {
         .unwrap();
         assert_eq!(summary, once, "queue of {queue_bytes} bytes");
         assert_eq!(sink.calls.len(), 17);
+    }
+}
+
+#[test]
+fn follow_mode_reads_a_ring_that_appears_during_the_run() {
+    // cpu 2's ring appears before the second drain tick: its CPU came
+    // online. It is read from then on, as if the run had started with it
+    // (its records come after the others', as they would after the CPU
+    // came online, so none is late).
+    let mut builders = scenario();
+    let mut appeared = RingBuilder::new(2, 8192);
+    appeared.entry(&entry(100, 1 << 40));
+    appeared.exit(&exit(100, (1 << 40) + 50, 7));
+    builders.push(appeared);
+    let images: Vec<_> = builders.iter().map(RingBuilder::image).collect();
+    let (_, once) = run_images(&images, Format::Text, &PmuTypes::none(), None);
+    let mut appearing = Some(ImageRing::from_bytes(images[2].clone()).unwrap());
+    let mut calls = 0;
+    let new_rings = move || {
+        calls += 1;
+        if calls == 2 {
+            appearing.take().into_iter().collect()
+        } else {
+            Vec::new()
+        }
+    };
+    let mut sink = Collect::default();
+    let mut recorded = Record::default();
+    let summary = pipeline::run(
+        consumers(&images[..2]),
+        Mode::Follow {
+            waker: Box::new(Script(3)),
+            queue_bytes: pipeline::DEFAULT_QUEUE_BYTES,
+            threads_started: None,
+            new_rings: Some(Box::new(new_rings)),
+        },
+        Assembler::new(&[0, 1], pipeline::DEFAULT_WINDOW_NS, &mut sink),
+        Some(&mut recorded),
+    )
+    .unwrap();
+    assert!(summary.cpus[&2].joined && !summary.cpus[&2].not_read);
+    assert_eq!(summary.cpus[&2].balanced(), Some(true));
+    let mut expected = once.clone();
+    expected.cpus.get_mut(&2).unwrap().joined = true;
+    assert_eq!(summary, expected);
+    assert_eq!(sink.calls.len(), 18);
+    assert!(summary
+        .to_text()
+        .contains("(its CPU came online during the run)"));
+    // The recorded messages replay to the same summary.
+    let mut sink = Collect::default();
+    let replayed = pipeline::replay(
+        recorded.0,
+        Assembler::new(&[0, 1], pipeline::DEFAULT_WINDOW_NS, &mut sink),
+    )
+    .unwrap();
+    assert_eq!(replayed, summary);
+}
+
+/// Keeps every message the assembler takes.
+#[derive(Default)]
+struct Record(Vec<DrainMsg>);
+
+impl pipeline::Recorder for Record {
+    fn record(&mut self, msg: &DrainMsg) -> std::io::Result<()> {
+        self.0.push(msg.clone());
+        Ok(())
     }
 }
 
@@ -260,6 +328,7 @@ fn a_broken_pipe_ends_the_run_quietly() {
                 waker: Box::new(Script(1000)),
                 queue_bytes: pipeline::DEFAULT_QUEUE_BYTES,
                 threads_started: None,
+                new_rings: None,
             }
         } else {
             Mode::Once
@@ -301,6 +370,7 @@ fn threads_started_runs_on_the_calling_thread_after_the_spawns() {
                 waker: Box::new(NiceProbe(tx)),
                 queue_bytes: pipeline::DEFAULT_QUEUE_BYTES,
                 threads_started: Some(Box::new(lower)),
+                new_rings: None,
             },
             Assembler::new(&[0, 1], pipeline::DEFAULT_WINDOW_NS, &mut sink),
             None,
