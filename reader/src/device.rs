@@ -218,44 +218,41 @@ impl Device {
     }
 
     /// Maps the rings the CPUs of `ringless` got since, by coming online;
-    /// `ringless` keeps the CPUs still without one. Only a CPU coming
-    /// online gets a ring, so only those in `/sys/devices/system/cpu/online`
-    /// are tried (all of them if that cannot be read): one read of the
-    /// online mask per call rather than one failed `mmap()` per CPU.
-    ///
-    /// # Errors
-    /// As for [`Device::map_ring`], but for [`Error::NoRing`]; `ringless`
-    /// then still holds the CPU that failed.
+    /// `ringless` keeps the CPUs still without one and those whose ring
+    /// failed to map, each with its error in the second list. Only a CPU
+    /// coming online gets a ring, so only those in
+    /// `/sys/devices/system/cpu/online` are tried (all of them if that
+    /// cannot be read): one read of the online mask per call rather than
+    /// one failed `mmap()` per CPU.
     pub fn map_new_rings(
         &self,
         sysfs: &Path,
         ringless: &mut Vec<u32>,
-    ) -> Result<Vec<MappedRing>, Error> {
+    ) -> (Vec<MappedRing>, Vec<(u32, Error)>) {
+        let (mut rings, mut failed) = (Vec::new(), Vec::new());
         if ringless.is_empty() {
-            return Ok(Vec::new());
+            return (rings, failed);
         }
         let online = std::fs::read_to_string(sysfs.join("devices/system/cpu/online"))
             .ok()
             .and_then(|s| parse_cpu_list(&s));
-        let mut rings = Vec::new();
-        let mut still = Vec::with_capacity(ringless.len());
-        let mut failed = None;
-        for &cpu in ringless.iter() {
-            if failed.is_some() || online.as_ref().is_some_and(|o| !o.contains(&cpu)) {
-                still.push(cpu);
-                continue;
+        ringless.retain(|&cpu| {
+            if online.as_ref().is_some_and(|o| !o.contains(&cpu)) {
+                return true;
             }
             match self.map_ring(cpu) {
-                Ok(ring) => rings.push(ring),
-                Err(Error::NoRing { .. }) => still.push(cpu),
+                Ok(ring) => {
+                    rings.push(ring);
+                    false
+                }
+                Err(Error::NoRing { .. }) => true,
                 Err(e) => {
-                    still.push(cpu);
-                    failed = Some(e);
+                    failed.push((cpu, e));
+                    true
                 }
             }
-        }
-        *ringless = still;
-        failed.map_or(Ok(rings), Err)
+        });
+        (rings, failed)
     }
 
     /// Maps the ring of `cpu`.

@@ -1,10 +1,11 @@
 //! The live reader (`reader`, `reader --follow`), `reader dump-rings`, and
 //! the line sink every command that prints calls shares.
 
+use std::collections::BTreeSet;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 
@@ -118,14 +119,26 @@ pub(crate) fn live(
         let stop = process::stop_on_signals()?;
         let print_nice = args.print_nice;
         let (dev, ringless) = (&dev, &mut ringless);
+        // At most one look per poll timeout: ticks come as often as the
+        // watermark wakes the reader, and on a machine with more possible
+        // CPUs than present ones some CPU never gets a ring. A ring that
+        // fails to map stays with the ringless CPUs (warned about once),
+        // to be named not read at the end if it never maps.
+        let every = Duration::from_millis(args.poll_timeout_ms);
+        let mut last_look: Option<Instant> = None;
+        let mut warned = BTreeSet::new();
         let new_rings = move || {
-            // A ring that fails to map stays with the ringless CPUs, to be
-            // named not read at the end if it never maps.
-            dev.map_new_rings(&args.sysfs, ringless)
-                .unwrap_or_else(|e| {
-                    tracing::warn!("{e}");
-                    Vec::new()
-                })
+            if last_look.is_some_and(|t| t.elapsed() < every) {
+                return Vec::new();
+            }
+            last_look = Some(Instant::now());
+            let (rings, failed) = dev.map_new_rings(&args.sysfs, ringless);
+            for (cpu, e) in failed {
+                if warned.insert(cpu) {
+                    tracing::warn!("cpu {cpu} came online, but its ring cannot be read: {e}");
+                }
+            }
+            rings
         };
         Mode::Follow {
             waker: Box::new(dev.waker(Duration::from_millis(args.poll_timeout_ms), stop)?),

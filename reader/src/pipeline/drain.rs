@@ -8,7 +8,7 @@ use crossbeam_channel::{Receiver, Sender};
 
 use super::queue::{queue, QueueSender};
 use super::{Assembler, DrainMsg, Summary};
-use crate::ring::{ConsumerStats, RingConsumer, RingMemory};
+use crate::ring::{RingConsumer, RingMemory};
 
 /// Receives every message the assembler takes, in order (the trace file
 /// writer).
@@ -64,30 +64,52 @@ fn drain_pass<M: RingMemory>(ring: &mut RingConsumer<M>, tx: &QueueSender, idle:
     ok
 }
 
+/// One ring's consumer and where it started: what a drain thread (or, for
+/// a ring whose thread could not be started, the waker thread) drains.
+struct Drainer<M: RingMemory> {
+    ring: RingConsumer<M>,
+    start_pos: u64,
+}
+
+impl<M: RingMemory> Drainer<M> {
+    fn new(ring: RingConsumer<M>) -> Self {
+        let start_pos = ring.position();
+        Drainer { ring, start_pos }
+    }
+
+    /// One pass for `tick` (a stop's last pass promises nothing); false
+    /// once the assembler is gone.
+    fn pass(&mut self, tx: &QueueSender, tick: Tick) -> bool {
+        drain_pass(&mut self.ring, tx, tick == Tick::Drain)
+    }
+
+    /// The ring is finished: its DONE, with the kernel's counters now.
+    fn done(self, tx: &QueueSender) {
+        let _ = tx.send(DrainMsg::Done {
+            cpu: self.ring.cpu(),
+            start_pos: self.start_pos,
+            counters: self.ring.counters(),
+            stats: self.ring.stats(),
+        });
+    }
+}
+
 fn drain_thread<M: RingMemory>(
-    mut ring: RingConsumer<M>,
+    mut drainer: Drainer<M>,
     ticks: Option<(Receiver<Tick>, Sender<()>)>,
     tx: &QueueSender,
 ) {
-    let cpu = ring.cpu();
-    let start_pos = ring.position();
     if let Some((ticks, ack)) = ticks {
         loop {
             let tick = ticks.recv().unwrap_or(Tick::Stop);
-            let sent = drain_pass(&mut ring, tx, tick == Tick::Drain);
-            if !sent || tick == Tick::Stop || ack.send(()).is_err() {
+            if !drainer.pass(tx, tick) || tick == Tick::Stop || ack.send(()).is_err() {
                 break;
             }
         }
     } else {
-        drain_pass(&mut ring, tx, false);
+        drainer.pass(tx, Tick::Stop);
     }
-    let _ = tx.send(DrainMsg::Done {
-        cpu,
-        start_pos,
-        counters: ring.counters(),
-        stats: ring.stats(),
-    });
+    drainer.done(tx);
 }
 
 /// The waker thread's handle on one `--follow` drain thread: where its
@@ -98,13 +120,14 @@ struct Ticked {
 }
 
 /// Starts the drain thread of `ring` in `s`: ticked (follow mode, the
-/// handle returned) or draining once.
+/// handle returned) or draining once. If the thread cannot be started,
+/// the error comes back with the ring.
 fn spawn_drain<'scope, M: RingMemory + Send + 'scope>(
     s: &'scope thread::Scope<'scope, '_>,
     ring: RingConsumer<M>,
     ticked: bool,
     tx: QueueSender,
-) -> io::Result<Option<Ticked>> {
+) -> Result<Option<Ticked>, Box<(io::Error, RingConsumer<M>)>> {
     let (ticks, handle) = if ticked {
         let (tick, tick_rx) = crossbeam_channel::bounded::<Tick>(1);
         let (ack_tx, ack) = crossbeam_channel::bounded::<()>(1);
@@ -112,11 +135,29 @@ fn spawn_drain<'scope, M: RingMemory + Send + 'scope>(
     } else {
         (None, None)
     };
-    thread::Builder::new()
+    // The ring goes over a channel once the thread runs, so that a failed
+    // spawn leaves it with the caller.
+    let (hand, take) = crossbeam_channel::bounded::<RingConsumer<M>>(1);
+    let spawned = thread::Builder::new()
         .name(format!("drain-cpu{}", ring.cpu()))
-        .spawn_scoped(s, move || drain_thread(ring, ticks, &tx))
-        .map_err(|e| io::Error::other(format!("spawning a drain thread: {e}")))?;
-    Ok(handle)
+        .spawn_scoped(s, move || {
+            if let Ok(ring) = take.recv() {
+                drain_thread(Drainer::new(ring), ticks, &tx);
+            }
+        });
+    match spawned {
+        Ok(_) => match hand.send(ring) {
+            Ok(()) => Ok(handle),
+            Err(back) => {
+                let e = io::Error::other("a drain thread exited at once");
+                Err(Box::new((e, back.0)))
+            }
+        },
+        Err(e) => {
+            let e = io::Error::other(format!("spawning a drain thread: {e}"));
+            Err(Box::new((e, ring)))
+        }
+    }
 }
 
 /// Finds the rings that appeared since it was last called, their CPU
@@ -162,7 +203,9 @@ impl<M> std::fmt::Debug for Mode<'_, M> {
 /// ring `new_rings` found; that thread's first pass then reaches the
 /// assembler before any ring's DONE, which only a stop tick brings, so
 /// the assembler counts the ring as live before it could think the run
-/// over. A ring that appears after the last drain tick is not read.
+/// over. A ring that appears after the last drain tick is not read. A
+/// ring whose thread cannot be started is drained here, between the
+/// ticks and the acks, so it is read all the same.
 fn waker_thread<'scope, M: RingMemory + Send + 'scope>(
     s: &'scope thread::Scope<'scope, '_>,
     mut waker: Box<dyn Waker>,
@@ -171,6 +214,7 @@ fn waker_thread<'scope, M: RingMemory + Send + 'scope>(
     tx: &QueueSender,
     stop: &Receiver<()>,
 ) {
+    let mut here: Vec<Drainer<M>> = Vec::new();
     loop {
         let tick = if stop.try_recv().is_ok() {
             Tick::Stop
@@ -180,24 +224,14 @@ fn waker_thread<'scope, M: RingMemory + Send + 'scope>(
         if tick == Tick::Drain {
             for mem in new_rings.as_mut().map(|f| f()).unwrap_or_default() {
                 let ring = RingConsumer::new(mem);
-                let (cpu, start_pos, counters) = (ring.cpu(), ring.position(), ring.counters());
+                let cpu = ring.cpu();
                 tracing::info!("cpu {cpu} came online: reading its ring");
                 match spawn_drain(s, ring, true, tx.clone()) {
                     Ok(t) => threads.extend(t),
-                    Err(e) => {
-                        // A DONE as its first message: the summary names
-                        // the ring as not read, as one found too late.
-                        tracing::warn!("{e}: cpu {cpu}'s ring is not read");
-                        let stats = ConsumerStats::default();
-                        let done = DrainMsg::Done {
-                            cpu,
-                            start_pos,
-                            counters,
-                            stats,
-                        };
-                        if !tx.send(done) {
-                            return;
-                        }
+                    Err(failed) => {
+                        let (e, ring) = *failed;
+                        tracing::warn!("{e}: the waker thread drains cpu {cpu}'s ring itself");
+                        here.push(Drainer::new(ring));
                     }
                 }
             }
@@ -208,14 +242,19 @@ fn waker_thread<'scope, M: RingMemory + Send + 'scope>(
                 sent.push(&t.ack);
             }
         }
-        if tick == Tick::Stop || sent.is_empty() {
-            return;
+        let mut open = true;
+        for d in &mut here {
+            open &= d.pass(tx, tick);
         }
-        for ack in sent {
-            if ack.recv().is_err() {
-                return;
-            }
+        if tick == Tick::Stop || !open || (sent.is_empty() && here.is_empty()) {
+            break;
         }
+        if sent.into_iter().any(|ack| ack.recv().is_err()) {
+            break;
+        }
+    }
+    for d in here {
+        d.done(tx);
     }
 }
 
@@ -243,7 +282,7 @@ pub fn run<M: RingMemory + Send>(
         let ticked = matches!(mode, Mode::Follow { .. });
         let mut threads = Vec::new();
         for ring in rings {
-            threads.extend(spawn_drain(s, ring, ticked, tx.clone())?);
+            threads.extend(spawn_drain(s, ring, ticked, tx.clone()).map_err(|failed| failed.0)?);
         }
         if let Mode::Follow {
             waker,
@@ -342,7 +381,7 @@ pub fn replay<I: IntoIterator<Item = DrainMsg>>(
 pub fn drain_once<M: RingMemory>(rings: Vec<M>) -> Vec<DrainMsg> {
     let (tx, rx) = queue(usize::MAX);
     for mem in rings {
-        drain_thread(RingConsumer::new(mem), None, &tx);
+        drain_thread(Drainer::new(RingConsumer::new(mem)), None, &tx);
     }
     drop(tx);
     std::iter::from_fn(|| rx.recv()).collect()

@@ -32,6 +32,9 @@
 //! is before one already printed) is still printed, right away, and counted
 //! as `late` in the summary: it is never dropped. A one-shot drain or a
 //! replay has no such race: each ring finishes, and the merge is exact.
+//! A ring that joins a `--follow` run (its CPU came online: see
+//! [`NewRings`]) holds nothing back before its first message, so its
+//! records older than ones already printed are late in the same way.
 
 mod assemble;
 mod drain;

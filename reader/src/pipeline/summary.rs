@@ -248,14 +248,10 @@ impl Summary {
                 (k.produced.to_string(), [Some(k.lost[0]), Some(k.lost[1])])
             });
             let show = |v: Option<u64>| v.map_or_else(|| "?".to_owned(), |v| v.to_string());
-            let check = match (c.stopped, c.balanced()) {
+            let mut check = match (c.stopped, c.balanced()) {
                 (true, _) => "RING STOPPED (corrupt record)".to_owned(),
                 _ if c.not_read => {
                     "NOT READ: the ring appeared during the run (its CPU came online)".to_owned()
-                }
-                (false, Some(true)) if c.joined => {
-                    "ok: produced = consumed, lost = reported (its CPU came online during the run)"
-                        .to_owned()
                 }
                 (false, Some(true)) => "ok: produced = consumed, lost = reported".to_owned(),
                 (false, Some(false)) => {
@@ -289,6 +285,9 @@ impl Summary {
                     None => "n/a (no counters)".to_owned(),
                 },
             };
+            if c.joined {
+                check.push_str(" (its CPU came online during the run)");
+            }
             let _ = writeln!(
                 s,
                 "{cpu:>5} {produced:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}  {check}",
@@ -403,6 +402,32 @@ mod tests {
         assert!(
             text.contains("NOT READ: the ring appeared during the run"),
             "{text}"
+        );
+    }
+
+    #[test]
+    fn a_ring_that_joined_the_run_is_read_and_its_row_says_so() {
+        let mut s = with(&[None]);
+        assert!(s.ring_joined(3) && !s.ring_joined(3) && !s.ring_joined(0));
+        // Its records in flight at the end: the row does not balance, and
+        // still says where the ring came from.
+        let counters = RingCounters {
+            producer_pos: 96,
+            produced: 2,
+            ..RingCounters::default()
+        };
+        assert!(s.ring_done(3, 0, counters));
+        assert!(s.cpus[&3].joined && !s.cpus[&3].not_read);
+        let text = s.to_text();
+        assert!(!text.lines().next().unwrap().contains("not read"), "{text}");
+        let row = text
+            .lines()
+            .find(|l| l.trim_start().starts_with("3 "))
+            .unwrap();
+        assert!(row.contains("MISMATCH"), "{row}");
+        assert!(
+            row.ends_with("(its CPU came online during the run)"),
+            "{row}"
         );
     }
 
