@@ -124,11 +124,11 @@ pub(crate) fn live(
         // CPUs than present ones some CPU never gets a ring. A ring that
         // fails to map stays with the ringless CPUs (warned about once),
         // to be named not read at the end if it never maps.
-        let every = Duration::from_millis(args.poll_timeout_ms);
+        let poll_timeout = Duration::from_millis(args.poll_timeout_ms);
         let mut last_look: Option<Instant> = None;
         let mut warned = BTreeSet::new();
         let new_rings = move || {
-            if last_look.is_some_and(|t| t.elapsed() < every) {
+            if last_look.is_some_and(|t| t.elapsed() < poll_timeout) {
                 return Vec::new();
             }
             last_look = Some(Instant::now());
@@ -141,7 +141,7 @@ pub(crate) fn live(
             rings
         };
         Mode::Follow {
-            waker: Box::new(dev.waker(Duration::from_millis(args.poll_timeout_ms), stop)?),
+            waker: Box::new(dev.waker(poll_timeout, stop)?),
             queue_bytes: args.queue_bytes,
             // After the spawns: threads inherit their creator's nice value.
             threads_started: Some(Box::new(move || process::lower_own_priority(print_nice))),

@@ -146,13 +146,12 @@ fn spawn_drain<'scope, M: RingMemory + Send + 'scope>(
             }
         });
     match spawned {
-        Ok(_) => match hand.send(ring) {
-            Ok(()) => Ok(handle),
-            Err(back) => {
-                let e = io::Error::other("a drain thread exited at once");
-                Err(Box::new((e, back.0)))
-            }
-        },
+        Ok(_) => {
+            // The thread holds `take` until it has the ring, and the
+            // channel has room for it: this send cannot fail.
+            let _ = hand.send(ring);
+            Ok(handle)
+        }
         Err(e) => {
             let e = io::Error::other(format!("spawning a drain thread: {e}"));
             Err(Box::new((e, ring)))
