@@ -26,7 +26,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define ANTINOMIE_ABI_VERSION		3
+#define ANTINOMIE_ABI_VERSION		4
 /* Reads "ANTI" in a hex dump of a little-endian meta page. */
 #define ANTINOMIE_MAGIC			0x49544e41U
 
@@ -108,8 +108,8 @@
  *
  * The size word has no BUSY or DISCARD bits, unlike BPF ring buffers: with
  * a single producer a record becomes visible only at (A), once complete,
- * and it is never abandoned after reservation, because the user-memory
- * reads that can fault or sleep all happen before it.
+ * and it is never abandoned after reservation: the capture reads no user
+ * memory, and nothing between the reservation and (A) can fail or sleep.
  *
  * The consumer position is untrusted. When read at (D) it is valid iff
  * producer_pos - consumer_pos <= data_size in u64 arithmetic, so a value
@@ -131,9 +131,9 @@
  * is dropped and counted, and the traced call goes on at once. In lossless
  * mode, meant for test runs that compare captures call by call, a call
  * whose record would not fit waits for the consumer first: before the
- * record is reserved, with preemption enabled, where the capture may
- * already sleep (the syscall's entry, and its exit, in process context),
- * never inside the reservation. The wait is killable and bounded: each
+ * record is reserved, with preemption enabled, in process context (where
+ * perf_copy_attr() has read the attr, and at the syscall's exit), never
+ * inside the reservation. The wait is killable and bounded: each
  * record waits at most antinomie.lossless_timeout_ms milliseconds (a
  * kernel parameter, writable in
  * /sys/module/antinomie/parameters/lossless_timeout_ms). A fatal signal
@@ -241,7 +241,8 @@ struct antinomie_consumer {
  * one ring or two, as the task can migrate between them. Within a ring
  * time_ns never decreases: the clock is read with preemption disabled just
  * before reservation. ANTINOMIE_IOC_DISABLE stops the capture of new
- * calls; a call whose ENTRY was written or lost still produces its EXIT.
+ * calls; a call that began while capture was on still produces its ENTRY
+ * and its EXIT.
  *
  * No silent loss: a record that does not fit is dropped and counted in the
  * ring's meta lost[reason]. Before the next record written to that ring,
@@ -319,51 +320,58 @@ struct antinomie_record_header {
 };
 
 /**
- * struct antinomie_entry - body of an ENTRY record, written when the call
- *	begins, before the kernel reads any argument itself
+ * struct antinomie_entry - body of an ENTRY record, written once the kernel
+ *	has read the attr: when perf_copy_attr() has read the size word and,
+ *	if the size is valid, copied the attr (or failed to), before it
+ *	checks the attr's members or writes a size back; when the flags are
+ *	invalid, which fails the call before it reads anything, at once
  * @size: bytes of this structure; the capture items start here.
  * @nr_items: capture items that follow; perf_event_open() has one, for
  *	argument 0 (attr_uptr), whatever its status.
  * @args: the six argument registers as syscall_get_arguments() reads them
  *	(zero-extended from a compat entry).
+ * @start_ns: CLOCK_MONOTONIC (initial time namespace) read when the call
+ *	entered perf_event_open(), before the kernel read any argument; the
+ *	record's own time_ns is when it was written, not earlier.
  */
 struct antinomie_entry {
 	__u32	size;
 	__u32	nr_items;
 	__u64	args[6];
+	__u64	start_ns;
 };
 
 /* struct antinomie_capture.kind: a struct perf_event_attr. */
 #define ANTINOMIE_KIND_PERF_EVENT_ATTR	1
 
 /*
- * struct antinomie_capture.status. For PERF_EVENT_ATTR the entry hook
- * reads what perf_copy_attr() is about to read and nothing more, so that
- * capture adds no user-visible access (a userfaultfd event, say). With
- * eff = declared_size ? declared_size : 64 (PERF_ATTR_SIZE_VER0) and
- * attr_max = sizeof(struct perf_event_attr), 136 on 6.12:
+ * struct antinomie_capture.status. For PERF_EVENT_ATTR the item holds what
+ * perf_copy_attr() itself read, taken from its own variables where it
+ * returns from the read: the capture reads no user memory, so it cannot
+ * change what the call reads, faults or allocates. With eff = the size
+ * word as perf_copy_attr() read it, 0 taken as 64 (PERF_ATTR_SIZE_VER0),
+ * and attr_max = sizeof(struct perf_event_attr), 136 on 6.12:
  *
- * COMPLETE:       64 <= eff <= attr_max; copied_len = eff.
- * NULL_PTR:       the pointer is 0 and its size word cannot be read;
- *                 the other fields are 0. Like the kernel, the hook
- *                 reads through a NULL pointer: with a page mapped at
- *                 0 (vm.mmap_min_addr 0, or CAP_SYS_RAWIO), the status
- *                 is that of any other pointer.
- * FAULT:          a read faulted at fault_offset. copied_len bytes from
- *                 offset 0 were read: fault_offset of them in the head
- *                 [0, min(eff, attr_max)), none with SIZE_FAULT or for a
- *                 fault in the tail [attr_max, eff), which the kernel
- *                 reads first and without which it reads no head.
- *                 A tail that runs past the end of user space fails
- *                 access_ok() as a whole before any byte of it is read:
- *                 fault_offset is then attr_max. The head is read by
- *                 one copy_from_user(), as the kernel reads it:
- *                 fault_offset is the bytes it copied, which on x86-64
- *                 is up to the first byte that cannot be read.
- * TRUNCATED:      attr_max < eff <= PAGE_SIZE. With TAIL_ZERO bytes
- *                 [attr_max, eff) are zero and copied_len = attr_max;
- *                 with TAIL_NONZERO one is not, the kernel fails with
- *                 E2BIG without reading the head, and copied_len = 0.
+ * COMPLETE:       64 <= eff <= attr_max and copy_struct_from_user()
+ *                 copied the attr: copied_len = eff, the bytes as it
+ *                 copied them, before perf_copy_attr() rewrites any (size
+ *                 0, sample_max_stack 0, unset branch privilege bits).
+ * NULL_PTR:       the pointer is 0 and reading its size word faulted.
+ *                 The kernel reads through a NULL pointer like any
+ *                 other: with a page mapped at 0 (vm.mmap_min_addr 0, or
+ *                 CAP_SYS_RAWIO), the status is that of any other pointer.
+ * FAULT:          a read of the kernel's faulted. With SIZE_FAULT it was
+ *                 the size word's, and fault_offset is 4. Otherwise
+ *                 copy_struct_from_user() faulted: in its check that the
+ *                 tail [attr_max, eff) is zero, which it makes first, or
+ *                 in its copy of the head [0, min(eff, attr_max)). It does
+ *                 not tell which, nor how far it read: copied_len and
+ *                 fault_offset are 0.
+ * TRUNCATED:      attr_max < eff <= PAGE_SIZE. With TAIL_ZERO the tail is
+ *                 zero and the head was copied: copied_len = attr_max.
+ *                 With TAIL_NONZERO copy_struct_from_user() found a
+ *                 non-zero byte in the tail and copied nothing: the call
+ *                 fails with E2BIG, and copied_len is 0.
  * INVALID_SIZE:   eff < 64 or eff > PAGE_SIZE. perf_copy_attr() reads
  *                 nothing more and fails with E2BIG, so copied_len = 0.
  * NOT_APPLICABLE: the kernel does not read the pointee in this call: flags
@@ -379,18 +387,11 @@ struct antinomie_entry {
 /*
  * struct antinomie_capture.flags. TAIL_ZERO and TAIL_NONZERO give the
  * kernel's E2BIG criterion for eff > attr_max: only a non-zero tail fails.
- * SIZE_FAULT: reading the size word itself faulted, so declared_size is 0
- * and meaningless. KERNEL_COPY: the data is the kernel's own copy, as
- * perf_copy_attr() left it, not user memory. FAULT_INJECTED: with
- * STATUS_FAULT and fault_offset 0, the calling task's fail-nth (fault
- * injection) was armed to fail the kernel's copy of the attr, which then
- * reads none of it, so neither did the capture.
+ * SIZE_FAULT: reading the size word itself faulted, so declared_size is 0.
  */
 #define ANTINOMIE_CAPTURE_F_TAIL_ZERO		(1U << 0)
 #define ANTINOMIE_CAPTURE_F_TAIL_NONZERO	(1U << 1)
 #define ANTINOMIE_CAPTURE_F_SIZE_FAULT		(1U << 2)
-#define ANTINOMIE_CAPTURE_F_KERNEL_COPY		(1U << 3)
-#define ANTINOMIE_CAPTURE_F_FAULT_INJECTED	(1U << 4)
 
 /**
  * struct antinomie_capture - header of one captured pointee
@@ -401,12 +402,13 @@ struct antinomie_entry {
  * @kind: ANTINOMIE_KIND_*, what the pointee is.
  * @status: ANTINOMIE_STATUS_*, how reading it went.
  * @flags: ANTINOMIE_CAPTURE_F_*.
- * @declared_size: the pointee's own size field as read (for an attr, the
- *	u32 at offset 4, before the kernel maps 0 to 64).
+ * @declared_size: the pointee's size as the kernel took it from the
+ *	pointee (for an attr, eff: the u32 at offset 4, 0 taken as 64); 0
+ *	when that size could not be read.
  * @copied_len: bytes of data that follow.
  * @fault_offset: with ANTINOMIE_STATUS_FAULT, the offset from the
- *	pointee's start of the first byte that could not be read (4 with
- *	SIZE_FAULT); otherwise 0.
+ *	pointee's start of the first byte that could not be read, where the
+ *	kernel knows it (4 with SIZE_FAULT); otherwise 0.
  * @reserved: zero.
  */
 struct antinomie_capture {
@@ -428,26 +430,15 @@ struct antinomie_capture {
  * SIZE_WRITTEN: the call failed with E2BIG from the size checks of
  * perf_copy_attr(), which store sizeof(struct perf_event_attr) into
  * attr_uptr->size; required_size is the value stored, as the kernel knew
- * it (the capture reads no user memory after the call). Without it an
- * E2BIG came from a check after perf_copy_attr(), which writes nothing
- * there: perf_event_validate_size() (a read or sample size too large),
- * the kprobe and uprobe PMUs' event_init (a function name or path that
+ * it (the capture reads no user memory). Without it an E2BIG came from a
+ * check after perf_copy_attr(), which writes nothing there:
+ * perf_event_validate_size() (a read or sample size too large), the
+ * kprobe and uprobe PMUs' event_init (a function name or path that
  * strndup_user() refuses), or an LSM.
  * SIZE_STORE_FAULT: with SIZE_WRITTEN, that store faulted (perf_copy_attr()
  * ignores it): the caller's size field keeps its value, and required_size
  * is the value the kernel tried to store.
  * ATTR_COPIED: perf_copy_attr() succeeded.
- * ATTR_MISMATCH: perf_copy_attr() read the attr (copy_struct_from_user()
- * succeeded; its checks may still fail the call, without ATTR_COPIED) and
- * what it read differs from the entry capture, because user memory
- * changed between the two reads: the size word or the bytes differ, or
- * the entry capture holds no whole attr (it faulted, say, where the
- * kernel's read did not). The bytes are compared as read, before
- * perf_copy_attr() rewrites size 0, sample_max_stack 0 or missing
- * branch privilege bits, so a change of those members counts too. The
- * EXIT then carries one item: arg 0, PERF_EVENT_ATTR, COMPLETE,
- * KERNEL_COPY, the size the kernel used in declared_size and the
- * min(it, attr_max) bytes the kernel read, as read.
  * ENTRY_LOST: this call's ENTRY was dropped, and counted in the lost[]
  * of the ring it was offered to, so a reader must not wait for it.
  * ENTRY_GONE: this call's ENTRY (or the count of its loss) went to rings
@@ -458,7 +449,6 @@ struct antinomie_capture {
 #define ANTINOMIE_EXIT_F_SIZE_STORE_FAULT	(1U << 0)
 #define ANTINOMIE_EXIT_F_SIZE_WRITTEN		(1U << 1)
 #define ANTINOMIE_EXIT_F_ATTR_COPIED		(1U << 2)
-#define ANTINOMIE_EXIT_F_ATTR_MISMATCH		(1U << 3)
 #define ANTINOMIE_EXIT_F_ENTRY_LOST		(1U << 4)
 #define ANTINOMIE_EXIT_F_ENTRY_GONE		(1U << 5)
 
@@ -468,14 +458,20 @@ struct antinomie_capture {
  * @size: bytes of this structure; the capture items start here.
  * @flags: ANTINOMIE_EXIT_F_*.
  * @ret: the syscall's return value: a new fd, or a negative errno.
- * @duration_ns: this record's time_ns minus the ENTRY's, exactly, also
- *	when the ENTRY was dropped: the call's run from just before the
- *	ENTRY was reserved to just before the EXIT was, which includes
- *	writing the ENTRY.
+ * @duration_ns: this record's time_ns minus the ENTRY's start_ns,
+ *	exactly, also when the ENTRY was dropped: the call's run from its
+ *	entry into perf_event_open() to just before the EXIT was reserved,
+ *	which includes writing the ENTRY.
  * @required_size: with ANTINOMIE_EXIT_F_SIZE_WRITTEN, the size
  *	perf_copy_attr() stored into attr_uptr->size (or tried to, with
  *	ANTINOMIE_EXIT_F_SIZE_STORE_FAULT); otherwise 0.
- * @nr_items: capture items that follow.
+ * @nr_items: capture items that follow; none in ABI version 4.
+ * @entry_pos: where the call's ENTRY was written in its ring, the ring of
+ *	the CPU that named the call (call_id >> ANTINOMIE_CALL_ID_SEQ_BITS),
+ *	or offered, if it was lost. A consumer that began reading that ring
+ *	at a later position, because a consumer before it read the ENTRY
+ *	(the rings outlive a consumer while they hold unread records or
+ *	capture stays on), holds no such ENTRY, and must not wait for it.
  */
 struct antinomie_exit {
 	__u32	size;
@@ -484,6 +480,7 @@ struct antinomie_exit {
 	__u64	duration_ns;
 	__u32	required_size;
 	__u32	nr_items;
+	__u64	entry_pos;
 };
 
 /**
