@@ -41,7 +41,7 @@ compile_error!("antinomie-abi encodes ioctl numbers the asm-generic way only");
 
 /// `ANTINOMIE_ABI_VERSION`: the version this crate mirrors; compare with
 /// [`Meta::abi_version`] and [`Info::abi_version`].
-pub const ABI_VERSION: u32 = 3;
+pub const ABI_VERSION: u32 = 4;
 /// `ANTINOMIE_MAGIC`: [`Meta::magic`] of every ring.
 pub const MAGIC: u32 = 0x4954_4e41;
 
@@ -109,13 +109,6 @@ pub const CAPTURE_F_TAIL_NONZERO: u32 = 1 << 1;
 /// `ANTINOMIE_CAPTURE_F_SIZE_FAULT`: [`Capture::flags`] bit, reading the
 /// size word faulted.
 pub const CAPTURE_F_SIZE_FAULT: u32 = 1 << 2;
-/// `ANTINOMIE_CAPTURE_F_KERNEL_COPY`: [`Capture::flags`] bit, the data is
-/// the kernel's copy, not user memory.
-pub const CAPTURE_F_KERNEL_COPY: u32 = 1 << 3;
-/// `ANTINOMIE_CAPTURE_F_FAULT_INJECTED`: [`Capture::flags`] bit, fault
-/// injection (`fail-nth`) was armed to fail the kernel's copy of the head,
-/// so neither read it.
-pub const CAPTURE_F_FAULT_INJECTED: u32 = 1 << 4;
 
 /// `ANTINOMIE_EXIT_F_SIZE_STORE_FAULT`: [`Exit::flags`] bit, with
 /// [`EXIT_F_SIZE_WRITTEN`]: the kernel's store of the size faulted.
@@ -125,11 +118,8 @@ pub const EXIT_F_SIZE_STORE_FAULT: u32 = 1 << 0;
 /// wants; [`Exit::required_size`] holds it.
 pub const EXIT_F_SIZE_WRITTEN: u32 = 1 << 1;
 /// `ANTINOMIE_EXIT_F_ATTR_COPIED`: [`Exit::flags`] bit, `perf_copy_attr()`
-/// succeeded and was compared with the entry capture.
+/// succeeded.
 pub const EXIT_F_ATTR_COPIED: u32 = 1 << 2;
-/// `ANTINOMIE_EXIT_F_ATTR_MISMATCH`: [`Exit::flags`] bit, the kernel's copy
-/// differs from the entry capture and follows as a capture item.
-pub const EXIT_F_ATTR_MISMATCH: u32 = 1 << 3;
 /// `ANTINOMIE_EXIT_F_ENTRY_LOST`: [`Exit::flags`] bit, this call's entry
 /// record was dropped.
 pub const EXIT_F_ENTRY_LOST: u32 = 1 << 4;
@@ -314,9 +304,13 @@ pub struct Entry {
     pub nr_items: u32,
     /// `args`: the six raw argument registers.
     pub args: [u64; 6],
+    /// `start_ns`: `CLOCK_MONOTONIC` when the call entered
+    /// `perf_event_open()`, before the kernel read any argument; at most the
+    /// record's [`RecordHeader::time_ns`], when it was written.
+    pub start_ns: u64,
 }
 
-assert_layout!(Entry, size 56, align 8, { size: 0, nr_items: 4, args: 8 });
+assert_layout!(Entry, size 64, align 8, { size: 0, nr_items: 4, args: 8, start_ns: 56 });
 
 /// `struct antinomie_capture`: the header of one captured pointee.
 #[repr(C)]
@@ -334,11 +328,13 @@ pub struct Capture {
     pub status: u32,
     /// `flags`: `CAPTURE_F_*`.
     pub flags: u32,
-    /// `declared_size`: the pointee's own size field as read.
+    /// `declared_size`: the pointee's size as the kernel took it (for an
+    /// attr, the size word with 0 taken as 64); 0 when it could not be read.
     pub declared_size: u32,
     /// `copied_len`: bytes of data that follow.
     pub copied_len: u32,
-    /// `fault_offset`: with [`STATUS_FAULT`], the first unreadable byte.
+    /// `fault_offset`: with [`STATUS_FAULT`], the first unreadable byte
+    /// where the kernel knows it (4 with [`CAPTURE_F_SIZE_FAULT`]), else 0.
     pub fault_offset: u32,
     /// `reserved`: zero.
     pub reserved: u32,
@@ -359,18 +355,23 @@ pub struct Exit {
     pub flags: u32,
     /// `ret`: the syscall's return value.
     pub ret: i64,
-    /// `duration_ns`: this record's `time_ns` minus the entry's, exactly
-    /// (the entry's clock read counts even when the entry was dropped).
+    /// `duration_ns`: this record's `time_ns` minus the entry's
+    /// [`Entry::start_ns`], exactly (also when the entry was dropped).
     pub duration_ns: u64,
     /// `required_size`: with [`EXIT_F_SIZE_WRITTEN`], the size the kernel
     /// stored (or tried to) into `attr->size`.
     pub required_size: u32,
-    /// `nr_items`: capture items that follow.
+    /// `nr_items`: capture items that follow; none in ABI version 4.
     pub nr_items: u32,
+    /// `entry_pos`: where the call's entry was written (or offered, if
+    /// lost) in the ring of the CPU that named the call (`call_id >>`
+    /// [`CALL_ID_SEQ_BITS`]).
+    pub entry_pos: u64,
 }
 
-assert_layout!(Exit, size 32, align 8, {
+assert_layout!(Exit, size 40, align 8, {
     size: 0, flags: 4, ret: 8, duration_ns: 16, required_size: 24, nr_items: 28,
+    entry_pos: 32,
 });
 
 /// `struct antinomie_lost`: the body of a lost record.

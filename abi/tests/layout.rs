@@ -19,11 +19,10 @@ use std::process::Command;
 
 use antinomie_abi::{
     Capture, Consumer, Counters, Entry, Exit, Info, Lost, Meta, RecordHeader, ABI_VERSION,
-    CALL_ID_SEQ_BITS, CALL_ID_SEQ_MASK, CAPTURE_F_FAULT_INJECTED, CAPTURE_F_KERNEL_COPY,
-    CAPTURE_F_SIZE_FAULT, CAPTURE_F_TAIL_NONZERO, CAPTURE_F_TAIL_ZERO, EXIT_F_ATTR_COPIED,
-    EXIT_F_ATTR_MISMATCH, EXIT_F_ENTRY_GONE, EXIT_F_ENTRY_LOST, EXIT_F_SIZE_STORE_FAULT,
-    EXIT_F_SIZE_WRITTEN, INFO_F_ENABLED, INFO_F_LOSSLESS, IOC_DISABLE, IOC_ENABLE,
-    IOC_GET_COUNTERS, IOC_GET_INFO, IOC_MAGIC, IOC_SET_LOSSLESS, IOC_SET_RING_SIZE,
+    CALL_ID_SEQ_BITS, CALL_ID_SEQ_MASK, CAPTURE_F_SIZE_FAULT, CAPTURE_F_TAIL_NONZERO,
+    CAPTURE_F_TAIL_ZERO, EXIT_F_ATTR_COPIED, EXIT_F_ENTRY_GONE, EXIT_F_ENTRY_LOST,
+    EXIT_F_SIZE_STORE_FAULT, EXIT_F_SIZE_WRITTEN, INFO_F_ENABLED, INFO_F_LOSSLESS, IOC_DISABLE,
+    IOC_ENABLE, IOC_GET_COUNTERS, IOC_GET_INFO, IOC_MAGIC, IOC_SET_LOSSLESS, IOC_SET_RING_SIZE,
     IOC_SET_WATERMARK, KIND_PERF_EVENT_ATTR, LOST_BAD_CONSUMER, LOST_NR_SLOTS, LOST_RING_BROKEN,
     LOST_RING_FULL, MAGIC, META_F_LOSSLESS, RECORD_ALIGN, RECORD_ENTRY, RECORD_EXIT,
     RECORD_F_COMPAT, RECORD_LOST, STATUS_COMPLETE, STATUS_FAULT, STATUS_INVALID_SIZE,
@@ -219,13 +218,13 @@ fn rust_facts() -> Facts {
     mirror!(f, RecordHeader = "antinomie_record_header" {
         size, r#type, hdr_size, flags, call_id, time_ns, pid, tid, cpu, syscall_nr,
     });
-    mirror!(f, Entry = "antinomie_entry" { size, nr_items, args });
+    mirror!(f, Entry = "antinomie_entry" { size, nr_items, args, start_ns });
     mirror!(f, Capture = "antinomie_capture" {
         size, hdr_size, arg, kind, status, flags, declared_size, copied_len, fault_offset,
         reserved,
     });
     mirror!(f, Exit = "antinomie_exit" {
-        size, flags, ret, duration_ns, required_size, nr_items,
+        size, flags, ret, duration_ns, required_size, nr_items, entry_pos,
     });
     mirror!(f, Lost = "antinomie_lost" {
         size, reserved, first_time_ns, last_time_ns, min_call_id, max_call_id, lost,
@@ -262,12 +261,9 @@ fn rust_facts() -> Facts {
         CAPTURE_F_TAIL_ZERO,
         CAPTURE_F_TAIL_NONZERO,
         CAPTURE_F_SIZE_FAULT,
-        CAPTURE_F_KERNEL_COPY,
-        CAPTURE_F_FAULT_INJECTED,
         EXIT_F_SIZE_STORE_FAULT,
         EXIT_F_SIZE_WRITTEN,
         EXIT_F_ATTR_COPIED,
-        EXIT_F_ATTR_MISMATCH,
         EXIT_F_ENTRY_LOST,
         EXIT_F_ENTRY_GONE,
         META_F_LOSSLESS,
