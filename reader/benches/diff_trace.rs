@@ -99,6 +99,7 @@ impl Writer {
         let e = EntrySpec {
             call_id: self.call_id,
             time_ns: self.time_ns,
+            start_ns: None,
             pid: 100,
             tid,
             flags: 0,
@@ -121,7 +122,7 @@ impl Writer {
             duration_ns: dur,
             flags: 0,
             required_size: 0,
-            items: Vec::new(),
+            entry_pos: 0,
         };
         let lane = &mut self.lanes[cpu as usize];
         lane.push(entry_record(cpu, &e));

@@ -112,6 +112,7 @@ fn workload(calls: u64, cpus: u32) -> Vec<Vec<Vec<u8>>> {
         let e = EntrySpec {
             call_id: id,
             time_ns: t,
+            start_ns: None,
             pid: 100,
             tid,
             flags: 0,
@@ -140,7 +141,7 @@ fn workload(calls: u64, cpus: u32) -> Vec<Vec<Vec<u8>>> {
             duration_ns: dur,
             flags: u32::try_from(rng.below(16)).unwrap(),
             required_size: if rng.below(8) == 0 { 136 } else { 0 },
-            items: Vec::new(),
+            entry_pos: 0,
         };
         per_cpu[cpu as usize].push(entry_record(cpu, &e));
         per_cpu[xcpu as usize].push(exit_record(xcpu, &x));

@@ -81,7 +81,8 @@ impl Device {
         })?;
         if info.abi_version != abi::ABI_VERSION {
             return Err(Error::AbiVersion {
-                kernel: info.abi_version,
+                of: crate::AbiOf::Kernel,
+                found: info.abi_version,
                 reader: abi::ABI_VERSION,
             });
         }
@@ -324,7 +325,8 @@ impl Device {
         {
             if m.magic == abi::MAGIC && m.abi_version != abi::ABI_VERSION {
                 return Err(Error::AbiVersion {
-                    kernel: m.abi_version,
+                    of: crate::AbiOf::Kernel,
+                    found: m.abi_version,
                     reader: abi::ABI_VERSION,
                 });
             }

@@ -25,11 +25,14 @@ pub enum Error {
         /// The device path.
         path: PathBuf,
     },
-    /// The kernel speaks another ABI version.
-    #[error("the kernel's Antinomie ABI version is {kernel}, this reader's is {reader}: use a reader built for the running kernel")]
+    /// The kernel, a ring image or a trace file is of another ABI
+    /// version than this reader's: its records cannot be decoded.
+    #[error("{}", abi_version_message(*of, *found, *reader))]
     AbiVersion {
-        /// The kernel's (or the file's) version.
-        kernel: u32,
+        /// What is of another version.
+        of: AbiOf,
+        /// Its version.
+        found: u32,
         /// This reader's, [`antinomie_abi::ABI_VERSION`].
         reader: u32,
     },
@@ -58,6 +61,31 @@ pub enum Error {
     /// A trace file is malformed.
     #[error("bad trace file: {0}")]
     BadTrace(String),
+}
+
+/// What [`Error::AbiVersion`] is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AbiOf {
+    /// The running kernel (its device, or a ring mapped from it).
+    Kernel,
+    /// A ring image (`reader dump-rings`).
+    RingImage,
+    /// A trace file (`reader -w`).
+    Trace,
+}
+
+fn abi_version_message(of: AbiOf, found: u32, reader: u32) -> String {
+    match of {
+        AbiOf::Kernel => format!(
+            "the kernel's Antinomie ABI version is {found}, this reader's is {reader}: use a reader built for the running kernel"
+        ),
+        AbiOf::RingImage => format!(
+            "the ring image is of Antinomie ABI version {found}, this reader's is {reader}: use a reader of ABI version {found}"
+        ),
+        AbiOf::Trace => format!(
+            "the trace file's records are of Antinomie ABI version {found}, this reader's is {reader}: use a reader of ABI version {found}"
+        ),
+    }
 }
 
 impl Error {

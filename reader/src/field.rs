@@ -87,19 +87,19 @@ pub static CAPTURE_STATUS: Names = &[
 pub static CAPTURE_STATUS_DOC: &[(&str, &str)] = &[
     (
         "complete",
-        "64 <= effective size <= 136: the whole attr was read (copied_len = effective size)",
+        "64 <= effective size <= 136 and the kernel copied the attr: its copy, as it read it (copied_len = effective size), before perf_copy_attr() rewrites size 0 and other members",
     ),
     (
         "null_ptr",
-        "attr_uptr was NULL and its size word could not be read (like the kernel, the capture reads through NULL: with a page mapped at 0, the status is that of any other pointer)",
+        "attr_uptr was NULL and the kernel's read of its size word faulted (the kernel reads through NULL like any pointer: with a page mapped at 0, the status is that of any other pointer)",
     ),
     (
         "fault",
-        "a read faulted at {fault_offset}; the bytes before it were kept (none when the size word itself faulted, capture flag size_fault, or the tail beyond 136 did, as the kernel then reads no head)",
+        "a read of the kernel's faulted, and no bytes are kept: with capture flag size_fault, its read of the size word ({fault_offset} is 4, declared_size 0); otherwise copy_struct_from_user()'s, in its check that the bytes beyond 136 are zero or in its copy of the first min(effective size, 136), which the kernel neither tells apart nor locates ({fault_offset} is null)",
     ),
     (
         "truncated",
-        "136 < effective size <= PAGE_SIZE, and tail_zero or tail_nonzero says whether the rest was zero: 136 bytes were kept if it was; if not (E2BIG), none, as the kernel reads no head",
+        "136 < effective size <= PAGE_SIZE, and tail_zero or tail_nonzero says whether the rest was zero: the kernel's copy of the first 136 bytes is kept if it was; if not (E2BIG), nothing, as the kernel copies nothing",
     ),
     (
         "invalid_size",
@@ -121,9 +121,18 @@ pub static CAPTURE_FLAGS: Names = &[
     (abi::CAPTURE_F_TAIL_ZERO as u64, "tail_zero"),
     (abi::CAPTURE_F_TAIL_NONZERO as u64, "tail_nonzero"),
     (abi::CAPTURE_F_SIZE_FAULT as u64, "size_fault"),
-    (abi::CAPTURE_F_KERNEL_COPY as u64, "kernel_copy"),
-    (abi::CAPTURE_F_FAULT_INJECTED as u64, "fault_injected"),
 ];
+
+/// Where a FAULT capture's read faulted, when the kernel says: 4 with
+/// `SIZE_FAULT`, or a non-zero `fault_offset`. `copy_struct_from_user()`
+/// does not say where it faulted, and its FAULT has `fault_offset` 0,
+/// which means not known: `None`, as for any other status.
+#[must_use]
+pub fn fault_offset(h: &abi::Capture) -> Option<u32> {
+    (h.status == abi::STATUS_FAULT
+        && (h.flags & abi::CAPTURE_F_SIZE_FAULT != 0 || h.fault_offset != 0))
+        .then_some(h.fault_offset)
+}
 
 #[cfg(test)]
 mod tests {
@@ -134,5 +143,24 @@ mod tests {
         let documented: Vec<&str> = CAPTURE_STATUS_DOC.iter().map(|(n, _)| *n).collect();
         let named: Vec<&str> = CAPTURE_STATUS.iter().map(|(_, n)| *n).collect();
         assert_eq!(documented, named);
+    }
+
+    #[test]
+    fn a_fault_offset_is_only_what_the_kernel_reports() {
+        let fault = |flags, fault_offset| abi::Capture {
+            status: abi::STATUS_FAULT,
+            flags,
+            fault_offset,
+            ..abi::Capture::default()
+        };
+        assert_eq!(fault_offset(&fault(abi::CAPTURE_F_SIZE_FAULT, 4)), Some(4));
+        // copy_struct_from_user() faulted: where, the kernel does not say.
+        assert_eq!(fault_offset(&fault(0, 0)), None);
+        assert_eq!(fault_offset(&fault(0, 72)), Some(72));
+        let complete = abi::Capture {
+            status: abi::STATUS_COMPLETE,
+            ..abi::Capture::default()
+        };
+        assert_eq!(fault_offset(&complete), None);
     }
 }

@@ -179,4 +179,4 @@ pub mod ring;
 pub mod syscall;
 pub mod trace;
 
-pub use error::Error;
+pub use error::{AbiOf, Error};

@@ -8,7 +8,9 @@
 //! 12.000001000 cpu=0 pid=100 tid=101 perf_event_open({type=PERF_TYPE_SOFTWARE, size=PERF_ATTR_SIZE_VER8, config=PERF_COUNT_SW_CPU_CLOCK, disabled=1, exclude_kernel=1}, pid=0, cpu=-1, group_fd=-1, flags=PERF_FLAG_FD_CLOEXEC) = 3 <0.000012>
 //! ```
 //!
-//! The time is the ENTRY's `CLOCK_MONOTONIC` time in seconds; `cpu=0>1` says
+//! The time is when the call began, `CLOCK_MONOTONIC` in seconds: the
+//! ENTRY's `start_ns` (without ENTRY, the EXIT's time minus the duration,
+//! the same clock read); `cpu=0>1` says
 //! the EXIT came from another CPU. As strace's default (abbreviated) mode,
 //! the attr shows `type`, `size` and `config` always and every other member
 //! only when it is non-zero; unlike strace, members are shown whatever the
@@ -17,13 +19,14 @@
 //! `bp_addr` for breakpoints, `kprobe_func` for a kprobe PMU known from
 //! sysfs, else `config1`). Values use the uapi names; unknown bits follow
 //! in hex, unknown values carry a `/* …??? */` comment. Captures that did
-//! not yield the whole attr say so: `NULL`, `0x… /* fault at offset 4 */`,
-//! `/* bytes 136..200: nonzero */`, `size=0x20 => PERF_ATTR_SIZE_VER8` (the
-//! size the kernel wrote back after E2BIG), and a double fetch shows what
-//! the kernel used. Errors print as `= -1 E2BIG (Argument list too long)`;
-//! an ENTRY without EXIT as `= ? <unfinished>`; an EXIT without ENTRY as
-//! `perf_event_open(/* entry lost */) = …`. LOST records print as
-//! `--- lost … ---` lines where they occur in time.
+//! not yield the whole attr say so: `NULL`, `0x… /* the size field is
+//! unreadable: fault at offset 4 */`, `0x… /* size=…: the kernel's copy
+//! faulted, at an offset it does not report */`, `/* bytes 136..200:
+//! nonzero */`, `size=0x20 => PERF_ATTR_SIZE_VER8` (the size the kernel
+//! wrote back after E2BIG). Errors print as `= -1 E2BIG (Argument list
+//! too long)`; an ENTRY without EXIT as `= ? <unfinished>`; an EXIT
+//! without ENTRY as `perf_event_open(/* entry lost */) = …`. LOST records
+//! print as `--- lost … ---` lines where they occur in time.
 //!
 //! # JSON Lines
 //!
@@ -40,7 +43,7 @@ use std::io::{self, Write};
 
 use antinomie_abi as abi;
 
-use crate::call::{lost_reason, Call, CallState};
+use crate::call::{fault_offset, lost_reason, Call, CallState};
 use crate::decode::{attr, names, AttrMember, AttrView, PmuTypes};
 use crate::jsonl;
 pub use crate::jsonl::JsonSchema;
@@ -218,37 +221,40 @@ fn attr_text_into(
     let h = &cap.header;
     let required = SizeAfter::of(call);
     match h.status {
-        abi::STATUS_NULL_PTR => return out.push_str("NULL"),
+        abi::STATUS_NULL_PTR => out.push_str("NULL"),
         abi::STATUS_NOT_APPLICABLE => {
             ptr(out);
-            return out.push_str(" /* not read: the flags were rejected first */");
+            out.push_str(" /* not read: the flags were rejected first */");
         }
         abi::STATUS_INVALID_SIZE => {
-            let mut b = [0u8; 8];
-            b[4..8].copy_from_slice(&h.declared_size.to_le_bytes());
-            let view = AttrView::new(&b);
             out.push('{');
-            // Only `size` was read.
-            view.each_text_member(pmus, scratch, |m, s| {
-                if m.name == "size" {
-                    member_into(out, m, s, required);
-                }
-            });
-            return out.push_str(" /* invalid size: not read further */}");
+            size_only_into(out, scratch, h.declared_size, pmus, required);
+            out.push_str(" /* invalid size: not read further */}");
         }
-        abi::STATUS_FAULT if h.flags & abi::CAPTURE_F_FAULT_INJECTED != 0 => {
+        abi::STATUS_FAULT if h.flags & abi::CAPTURE_F_SIZE_FAULT != 0 => {
             ptr(out);
-            return out.push_str(" /* not read: fault injection fails the kernel's copy */");
+            out.push_str(" /* the size field is unreadable: fault at offset 4 */");
         }
         abi::STATUS_FAULT if cap.data.is_empty() => {
-            let what = if h.flags & abi::CAPTURE_F_SIZE_FAULT != 0 {
-                "the size field is unreadable"
-            } else {
-                "unreadable"
-            };
             ptr(out);
-            let _ = write!(out, " /* {what}: fault at offset {} */", h.fault_offset);
-            return;
+            out.push_str(" /* ");
+            size_only_into(out, scratch, h.declared_size, pmus, required);
+            match fault_offset(h) {
+                Some(at) => {
+                    let _ = write!(out, ": unreadable, fault at offset {at} */");
+                }
+                None => {
+                    out.push_str(": the kernel's copy faulted, at an offset it does not report */");
+                }
+            }
+        }
+        abi::STATUS_TRUNCATED if cap.data.is_empty() => {
+            // A non-zero tail: the kernel copied nothing, only the size
+            // is known.
+            out.push('{');
+            size_only_into(out, scratch, h.declared_size, pmus, required);
+            tail_into(out, ", ", h);
+            out.push('}');
         }
         _ => {
             let view = AttrView::new(cap.data);
@@ -256,24 +262,15 @@ fn attr_text_into(
             let any = attr_members_into(out, scratch, &view, pmus, required);
             let sep = if any { ", " } else { "" };
             match h.status {
-                abi::STATUS_FAULT => {
-                    let _ = write!(out, "{sep}/* fault at offset {} */", h.fault_offset);
-                }
-                abi::STATUS_TRUNCATED => {
-                    let tail = if h.flags & abi::CAPTURE_F_TAIL_NONZERO != 0 {
-                        "nonzero"
-                    } else if h.flags & abi::CAPTURE_F_TAIL_ZERO != 0 {
-                        "zero"
-                    } else {
-                        "not checked"
-                    };
-                    let _ = write!(
-                        out,
-                        "{sep}/* bytes {}..{}: {tail} */",
-                        attr::ATTR_SIZE_MAX,
-                        h.declared_size
-                    );
-                }
+                abi::STATUS_FAULT => match fault_offset(h) {
+                    Some(at) => {
+                        let _ = write!(out, "{sep}/* fault at offset {at} */");
+                    }
+                    None => {
+                        let _ = write!(out, "{sep}/* then a fault, at an unreported offset */");
+                    }
+                },
+                abi::STATUS_TRUNCATED => tail_into(out, sep, h),
                 abi::STATUS_COMPLETE => {}
                 other => {
                     let _ = write!(out, "{sep}/* capture status {other} */");
@@ -282,16 +279,41 @@ fn attr_text_into(
             out.push('}');
         }
     }
-    if call.double_fetch() == Some(true) {
-        match call.kernel_attr() {
-            Some(k) => {
-                out.push_str(" /* double fetch: the kernel used {");
-                attr_members_into(out, scratch, &k, pmus, None);
-                out.push_str("} */");
-            }
-            None => out.push_str(" /* double fetch */"),
+}
+
+/// The attr's `size` member alone, for a capture that holds no bytes but
+/// the size the kernel read (`declared_size`).
+fn size_only_into(
+    out: &mut String,
+    scratch: &mut String,
+    declared_size: u32,
+    pmus: &PmuTypes,
+    required: Option<SizeAfter>,
+) {
+    let mut b = [0u8; 8];
+    b[4..8].copy_from_slice(&declared_size.to_le_bytes());
+    AttrView::new(&b).each_text_member(pmus, scratch, |m, s| {
+        if m.name == "size" {
+            member_into(out, m, s, required);
         }
-    }
+    });
+}
+
+/// A TRUNCATED capture's note on the bytes beyond the kernel's struct.
+fn tail_into(out: &mut String, sep: &str, h: &abi::Capture) {
+    let tail = if h.flags & abi::CAPTURE_F_TAIL_NONZERO != 0 {
+        "nonzero"
+    } else if h.flags & abi::CAPTURE_F_TAIL_ZERO != 0 {
+        "zero"
+    } else {
+        "not checked"
+    };
+    let _ = write!(
+        out,
+        "{sep}/* bytes {}..{}: {tail} */",
+        attr::ATTR_SIZE_MAX,
+        h.declared_size
+    );
 }
 
 #[cfg(test)]
@@ -329,7 +351,7 @@ fn ret_text_into(out: &mut String, call: &Call) {
 /// A call as one text line (without the newline).
 #[must_use]
 pub fn call_text(call: &Call, pmus: &PmuTypes) -> String {
-    call_text_stamped(call, pmus, &time(call.header().time_ns))
+    call_text_stamped(call, pmus, &time(call.time_ns()))
 }
 
 /// A call as one text line (without the newline), its time shown as
@@ -360,6 +382,7 @@ fn call_text_into(s: &mut String, scratch: &mut String, call: &Call, pmus: &PmuT
         CallState::EntryLost => s.push_str("/* entry lost */"),
         CallState::EntryMissing => s.push_str("/* entry not seen */"),
         CallState::EntryGone => s.push_str("/* entry in rings replaced during the call */"),
+        CallState::EntryReadEarlier => s.push_str("/* entry read by an earlier reader */"),
         CallState::Complete | CallState::Unfinished => {
             // Each argument as its rule decodes it; a captured pointer
             // as its pointee.
@@ -509,8 +532,7 @@ impl<W: Write> Sink for WriterSink<W> {
         match self.format {
             Format::Text => {
                 self.text.clear();
-                self.stamper
-                    .stamp_into(&mut self.text, call.header().time_ns);
+                self.stamper.stamp_into(&mut self.text, call.time_ns());
                 call_text_into(&mut self.text, &mut self.scratch, call, &self.pmus);
                 self.text.push('\n');
                 self.line.extend_from_slice(self.text.as_bytes());
@@ -577,7 +599,6 @@ mod tests {
                     duration_ns,
                     ..Default::default()
                 },
-                &[],
             )),
             state: CallState::EntryMissing,
             exit_maybe_lost: false,
@@ -589,7 +610,8 @@ mod tests {
         let c = exit_only(-7, 12_345);
         assert_eq!(
             call_text(&c, &PmuTypes::none()),
-            "1.500000123 cpu=2 pid=7 tid=8 perf_event_open(/* entry not seen */) = -1 E2BIG (Argument list too long) <0.000012>"
+            // Stamped when the call began: the EXIT's time less the duration.
+            "1.499987778 cpu=2 pid=7 tid=8 perf_event_open(/* entry not seen */) = -1 E2BIG (Argument list too long) <0.000012>"
         );
         assert!(ret_text(&exit_only(3, 1_000_000_000)).ends_with("= 3 <1.000000>"));
         assert!(ret_text(&exit_only(-600, 0)).starts_with("= -1 E??? (errno 600)"));

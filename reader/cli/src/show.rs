@@ -62,10 +62,12 @@ pub(crate) fn open_input(path: &Path) -> Result<ShowInput> {
     }
     let mut bytes = Vec::new();
     io::Read::read_to_end(&mut input, &mut bytes).with_context(|| format!("reading {name}"))?;
-    Ok(ShowInput::Image(
-        ImageRing::from_bytes(bytes)
-            .with_context(|| format!("{name}: neither a trace file nor a ring image"))?,
-    ))
+    match ImageRing::from_bytes(bytes) {
+        Ok(image) => Ok(ShowInput::Image(image)),
+        // A ring image, of another ABI: the error says so by itself.
+        Err(e @ antinomie_reader::Error::AbiVersion { .. }) => Err(e).context(name.to_string()),
+        Err(e) => Err(e).with_context(|| format!("{name}: neither a trace file nor a ring image")),
+    }
 }
 
 /// `reader show`; returns the summary, and whether the trace file was cut

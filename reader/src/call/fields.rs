@@ -8,7 +8,7 @@ use antinomie_abi as abi;
 
 use super::{Call, CALL_STATES};
 use crate::decode::names;
-use crate::field::{Constants, FieldType, Value, CAPTURE_FLAGS, CAPTURE_STATUS};
+use crate::field::{fault_offset, Constants, FieldType, Value, CAPTURE_FLAGS, CAPTURE_STATUS};
 use crate::syscall::{ArgDecode, CaptureKeys, ExitCheck, PerSyscall, Syscall};
 
 /// One record key of a call line.
@@ -68,14 +68,14 @@ static HEAD_FIELDS: &[CallField] = &[
         key: "state",
         ty: FieldType::Str,
         constants: Constants::Table(CALL_STATES),
-        doc: "complete, unfinished (no EXIT), entry_lost (ENTRY dropped), entry_missing (ENTRY not seen) or entry_gone (ENTRY in rings replaced or freed during the call)",
+        doc: "complete, unfinished (no EXIT), entry_lost (ENTRY dropped), entry_missing (ENTRY not seen), entry_gone (ENTRY in rings replaced or freed during the call) or entry_read_earlier (ENTRY read by a reader before this one)",
         get: |c| Value::Str(Cow::Borrowed(c.state.as_str())),
     },
     CallField {
         key: "time_ns",
         ty: FieldType::U64,
         constants: Constants::None,
-        doc: "CLOCK_MONOTONIC time of the ENTRY (of the EXIT without ENTRY)",
+        doc: "CLOCK_MONOTONIC time the call began, the ENTRY's start_ns (without ENTRY: the EXIT's time minus the duration, the same instant)",
         get: |c| Value::U64(c.time_ns()),
     },
     CallField {
@@ -142,7 +142,7 @@ fn capture_fields(keys: &'static CaptureKeys) -> [CallField; 7] {
             key: keys.status,
             ty: FieldType::Str,
             constants: Constants::Table(CAPTURE_STATUS),
-            doc: "how the attr capture at entry went: complete, null_ptr, fault, truncated, invalid_size, not_applicable",
+            doc: "how the kernel's read of the attr went: complete, null_ptr, fault, truncated, invalid_size, not_applicable",
             get: |c| {
                 capture_field(c, |h| {
                     Value::Str(names::lookup(CAPTURE_STATUS, u64::from(h.status)).map_or_else(
@@ -156,37 +156,29 @@ fn capture_fields(keys: &'static CaptureKeys) -> [CallField; 7] {
             key: keys.capture_flags,
             ty: FieldType::Names,
             constants: Constants::Table(CAPTURE_FLAGS),
-            doc: "tail_zero / tail_nonzero (bytes beyond 136), size_fault, kernel_copy, fault_injected (fail-nth armed to fail the kernel's copy: the head was not read)",
+            doc: "tail_zero / tail_nonzero (bytes beyond 136), size_fault (the size word could not be read)",
             get: |c| capture_field(c, |h| Value::Bits(CAPTURE_FLAGS, u64::from(h.flags))),
         },
         CallField {
             key: keys.declared_size,
             ty: FieldType::U64,
             constants: Constants::Table(names::PERF_ATTR_SIZE),
-            doc: "the attr's size field as read at entry (0 means 64)",
+            doc: "the size the kernel used: the attr's size field, 0 taken as 64 (0 when the field could not be read)",
             get: |c| capture_field(c, |h| Value::U64(u64::from(h.declared_size))),
         },
         CallField {
             key: keys.copied_len,
             ty: FieldType::U64,
             constants: Constants::None,
-            doc: "bytes of the attr captured",
+            doc: "bytes of the kernel's copy of the attr captured",
             get: |c| capture_field(c, |h| Value::U64(u64::from(h.copied_len))),
         },
         CallField {
             key: keys.fault_offset,
             ty: FieldType::U64,
             constants: Constants::None,
-            doc: "with status fault: offset of the first unreadable byte",
-            get: |c| {
-                capture_field(c, |h| {
-                    if h.status == abi::STATUS_FAULT {
-                        Value::U64(u64::from(h.fault_offset))
-                    } else {
-                        Value::Null
-                    }
-                })
-            },
+            doc: "with status fault: offset of the first unreadable byte where the kernel reports it (4 with size_fault); null where it does not (a fault of copy_struct_from_user())",
+            get: |c| capture_field(c, |h| opt_u64(fault_offset(h).map(u64::from))),
         },
         CallField {
             key: keys.decoded,
@@ -225,31 +217,15 @@ fn size_write_back_fields(keys: &'static CaptureKeys) -> [CallField; 2] {
     ]
 }
 
-/// The keys of [`ExitCheck::DoubleFetch`] of a captured pointer.
-fn double_fetch_fields(keys: &'static CaptureKeys) -> [CallField; 3] {
-    [
-            CallField {
-                key: keys.attr_copied,
-                ty: FieldType::Bool,
-                constants: Constants::None,
-                doc: "perf_copy_attr() succeeded and its copy was compared with the capture",
-                get: |c| opt_bool(c.attr_copied()),
-            },
-            CallField {
-                key: keys.double_fetch,
-                ty: FieldType::Bool,
-                constants: Constants::None,
-                doc: "user memory changed between the capture and the kernel's copy",
-                get: |c| opt_bool(c.double_fetch()),
-            },
-            CallField {
-                key: keys.kernel_attr,
-                ty: FieldType::Attr,
-                constants: Constants::None,
-                doc: "after a double fetch: the attr bytes the kernel read, before perf_copy_attr() rewrites any",
-                get: |c| c.kernel_attr().map_or(Value::Null, Value::Attr),
-            },
-    ]
+/// The key of [`ExitCheck::AttrCopied`] of a captured pointer.
+fn attr_copied_field(keys: &'static CaptureKeys) -> CallField {
+    CallField {
+        key: keys.attr_copied,
+        ty: FieldType::Bool,
+        constants: Constants::None,
+        doc: "perf_copy_attr() succeeded: it read the attr and passed its own checks",
+        get: |c| opt_bool(c.attr_copied()),
+    }
 }
 
 /// The keys after the capture's: the result's.
@@ -291,7 +267,7 @@ static RESULT_FIELDS: &[CallField] = &[
         key: "syscall.duration_ns",
         ty: FieldType::U64,
         constants: Constants::None,
-        doc: "time in the syscall as the kernel measured it: exit time_ns minus entry time_ns",
+        doc: "time in the syscall as the kernel measured it: the EXIT's time_ns minus the ENTRY's start_ns",
         get: |c| opt_u64(c.duration_ns()),
     },
     CallField {
@@ -342,8 +318,8 @@ pub fn call_fields(sc: &'static Syscall) -> &'static [CallField] {
             if checks.contains(&ExitCheck::SizeWriteBack) {
                 fields.extend(size_write_back_fields(keys));
             }
-            if checks.contains(&ExitCheck::DoubleFetch) {
-                fields.extend(double_fetch_fields(keys));
+            if checks.contains(&ExitCheck::AttrCopied) {
+                fields.push(attr_copied_field(keys));
             }
         }
         fields.extend_from_slice(RESULT_FIELDS);

@@ -30,7 +30,7 @@ use crate::record::{CaptureView, EntryRecord, ExitRecord, SharedItems};
 use crate::syscall::{self, Syscall};
 
 pub use crate::field::{
-    Constants, FieldType, Value, CAPTURE_FLAGS, CAPTURE_STATUS, CAPTURE_STATUS_DOC,
+    fault_offset, Constants, FieldType, Value, CAPTURE_FLAGS, CAPTURE_STATUS, CAPTURE_STATUS_DOC,
     FAULT_OFFSET_KEY,
 };
 pub use fields::{call_field, call_fields, compact_omitted, CallField};
@@ -48,12 +48,17 @@ pub enum CallState {
     /// EXIT flagged `ENTRY_LOST`: the kernel dropped the ENTRY (and counted
     /// it).
     EntryLost,
-    /// EXIT whose ENTRY was never seen and is not flagged lost: consumed
-    /// before this reader started, or in a ring that stopped.
+    /// EXIT whose ENTRY was never seen, not flagged lost or gone, and not
+    /// read by an earlier reader: in a ring this reader did not read, or
+    /// that stopped, or printed early by the pending cap.
     EntryMissing,
     /// EXIT flagged `ENTRY_GONE`: its ENTRY (or the count of its loss)
     /// went to rings that were replaced or freed while the call ran.
     EntryGone,
+    /// EXIT whose ENTRY lies before the position this reader began
+    /// reading its ring at (the EXIT's `entry_pos`): a reader before this
+    /// one read it. Not a loss.
+    EntryReadEarlier,
 }
 
 impl CallState {
@@ -66,6 +71,7 @@ impl CallState {
             CallState::EntryLost => "entry_lost",
             CallState::EntryMissing => "entry_missing",
             CallState::EntryGone => "entry_gone",
+            CallState::EntryReadEarlier => "entry_read_earlier",
         }
     }
 }
@@ -86,14 +92,11 @@ pub struct Call {
     pub exit_maybe_lost: bool,
 }
 
-/// The attr capture item of argument `arg`: the user's struct, or with
-/// `kernel` the kernel's own copy.
-fn attr_item(items: &SharedItems, arg: usize, kernel: bool) -> Option<CaptureView<'_>> {
-    items.iter().find(|c| {
-        c.header.arg as usize == arg
-            && c.header.kind == abi::KIND_PERF_EVENT_ATTR
-            && (c.header.flags & abi::CAPTURE_F_KERNEL_COPY != 0) == kernel
-    })
+/// The attr capture item of argument `arg`.
+fn attr_item(items: &SharedItems, arg: usize) -> Option<CaptureView<'_>> {
+    items
+        .iter()
+        .find(|c| c.header.arg as usize == arg && c.header.kind == abi::KIND_PERF_EVENT_ATTR)
 }
 
 impl Call {
@@ -108,10 +111,18 @@ impl Call {
         }
     }
 
-    /// `time_ns` of the ENTRY, else of the EXIT.
+    /// When the call began: the ENTRY's `start_ns`, the time it entered
+    /// the syscall; without ENTRY, the EXIT's `time_ns` minus its
+    /// `duration_ns`, which the kernel measures from that same clock read
+    /// (also when the ENTRY was dropped). Records are merged by their own
+    /// `time_ns` instead, when each was written.
     #[must_use]
     pub fn time_ns(&self) -> u64 {
-        self.header().time_ns
+        match (&self.entry, &self.exit) {
+            (Some(e), _) => e.start_ns,
+            (None, Some(x)) => x.header.time_ns.saturating_sub(x.body.duration_ns),
+            (None, None) => 0,
+        }
     }
 
     /// CPU of the ENTRY, else of the EXIT.
@@ -175,7 +186,8 @@ impl Call {
         self.ret().map(|r| !(-4095..0).contains(&r))
     }
 
-    /// The call's duration as the kernel measured it.
+    /// The call's duration as the kernel measured it: from its entry into
+    /// the syscall (the ENTRY's `start_ns`) to the EXIT's `time_ns`.
     #[must_use]
     pub fn duration_ns(&self) -> Option<u64> {
         self.exit.as_ref().map(|x| x.body.duration_ns)
@@ -195,9 +207,7 @@ impl Call {
     #[must_use]
     pub fn attr_capture(&self) -> Option<CaptureView<'_>> {
         let arg = self.captured_arg()?;
-        self.entry
-            .as_ref()
-            .and_then(|e| attr_item(&e.items, arg, false))
+        self.entry.as_ref().and_then(|e| attr_item(&e.items, arg))
     }
 
     /// The captured attr bytes, decoded (absent when nothing was copied).
@@ -205,17 +215,6 @@ impl Call {
     pub fn attr(&self) -> Option<AttrView<'_>> {
         self.attr_capture()
             .filter(|c| !c.data.is_empty())
-            .map(|c| AttrView::new(c.data))
-    }
-
-    /// The kernel's own copy of the attr, carried by the EXIT after a
-    /// double fetch.
-    #[must_use]
-    pub fn kernel_attr(&self) -> Option<AttrView<'_>> {
-        let arg = self.captured_arg()?;
-        self.exit
-            .as_ref()
-            .and_then(|x| attr_item(&x.items, arg, true))
             .map(|c| AttrView::new(c.data))
     }
 
@@ -238,17 +237,10 @@ impl Call {
             .map(|f| f & abi::EXIT_F_SIZE_WRITTEN != 0 && f & abi::EXIT_F_SIZE_STORE_FAULT == 0)
     }
 
-    /// Whether `perf_copy_attr()` succeeded and was compared.
+    /// Whether `perf_copy_attr()` succeeded.
     #[must_use]
     pub fn attr_copied(&self) -> Option<bool> {
         self.exit_flag(abi::EXIT_F_ATTR_COPIED)
-    }
-
-    /// Whether user memory changed between the capture and the kernel's
-    /// copy (`ANTINOMIE_EXIT_F_ATTR_MISMATCH`).
-    #[must_use]
-    pub fn double_fetch(&self) -> Option<bool> {
-        self.exit_flag(abi::EXIT_F_ATTR_MISMATCH)
     }
 
     /// Whether the call came through a compat entry.

@@ -13,6 +13,7 @@ pub static CALL_STATES: Names = &[
     (2, "entry_lost"),
     (3, "entry_missing"),
     (4, "entry_gone"),
+    (5, "entry_read_earlier"),
 ];
 
 /// Loss reason names, by `ANTINOMIE_LOST_*` index.
@@ -40,9 +41,10 @@ mod tests {
             CallState::EntryLost,
             CallState::EntryMissing,
             CallState::EntryGone,
+            CallState::EntryReadEarlier,
         ] {
             assert!(names::value_of(CALL_STATES, state.as_str()).is_some());
         }
-        assert_eq!(CALL_STATES.len(), 5);
+        assert_eq!(CALL_STATES.len(), 6);
     }
 }

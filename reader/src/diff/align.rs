@@ -36,12 +36,6 @@ fn compare(a: &Outcome, b: &Outcome, opts: &Options) -> Vec<Kind> {
             kinds.push(Kind::FaultOffset);
         }
     }
-    if a.has_exit
-        && b.has_exit
-        && (a.double_fetch != b.double_fetch || a.kernel_attr != b.kernel_attr)
-    {
-        kinds.push(Kind::DoubleFetch);
-    }
     if let (Some(r), Some(x), Some(y)) = (opts.duration_ratio, a.duration_ns, b.duration_ns) {
         #[allow(clippy::cast_precision_loss)]
         let (lo, hi) = (x.min(y).max(1) as f64, x.max(y) as f64);

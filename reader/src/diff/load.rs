@@ -172,14 +172,10 @@ fn detached(call: &Call) -> Call {
     };
     Call {
         call_id: call.call_id,
-        entry: call
-            .entry
-            .as_ref()
-            .map(|e| crate::record::EntryRecord::new(e.header, e.args, &items(&e.items))),
-        exit: call
-            .exit
-            .as_ref()
-            .map(|x| crate::record::ExitRecord::new(x.header, x.body, &items(&x.items))),
+        entry: call.entry.as_ref().map(|e| {
+            crate::record::EntryRecord::new(e.header, e.args, e.start_ns, &items(&e.items))
+        }),
+        exit: call.exit.clone(),
         state: call.state,
         exit_maybe_lost: call.exit_maybe_lost,
     }
@@ -361,8 +357,6 @@ impl DiffCall {
             size_written: capture(|k| k.size_written).and_then(|k| v.bool(k)),
             status,
             fault_offset: capture(|k| k.fault_offset).and_then(|k| v.u64(k)),
-            double_fetch: capture(|k| k.double_fetch).and_then(|k| v.bool(k)),
-            kernel_attr: capture(|k| k.kernel_attr).and_then(|k| v.struct_text(k)),
             duration_ns: v.u64("syscall.duration_ns"),
         };
         Ok(DiffCall {

@@ -178,7 +178,7 @@ impl RunLoss {
                 DrainMsg::Done { cpu, counters, .. } => {
                     run.ring(cpu).counters = Some(counters);
                 }
-                DrainMsg::Idle { .. } | DrainMsg::Corrupt(_) => {}
+                DrainMsg::Start { .. } | DrainMsg::Idle { .. } | DrainMsg::Corrupt(_) => {}
             }
         }
         Ok(run)

@@ -57,8 +57,7 @@
 //! * **Outcomes** ([`Kind`]): the result (a success compares as a success,
 //!   whatever the fd number, a failure by errno), `required_size` and
 //!   whether the size was written back, the capture status and fault
-//!   offset, the double fetch (with the kernel's copy), and the duration
-//!   only with [`Options::duration_ratio`]. A half call (unfinished, or
+//!   offset, and the duration only with [`Options::duration_ratio`]. A half call (unfinished, or
 //!   its ENTRY lost) is compared on what it has: EXIT fields when both
 //!   have an EXIT, ENTRY fields when both have an ENTRY.
 //! * **Divergence.** A program that reacts to results makes other calls
@@ -171,8 +170,6 @@ pub enum Kind {
     Status,
     /// Its `fault_offset`.
     FaultOffset,
-    /// Its `double_fetch`, or the kernel's copy of it.
-    DoubleFetch,
     /// `syscall.duration_ns`, beyond the ratio given.
     Duration,
     /// The paired calls were not the same call ([`InputKey`]).
@@ -185,13 +182,12 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, in summary order.
-    pub const ALL: [Kind; 10] = [
+    pub const ALL: [Kind; 9] = [
         Kind::Ret,
         Kind::RequiredSize,
         Kind::SizeWritten,
         Kind::Status,
         Kind::FaultOffset,
-        Kind::DoubleFetch,
         Kind::Duration,
         Kind::Input,
         Kind::OnlyInA,
@@ -207,7 +203,6 @@ impl Kind {
             Kind::SizeWritten => "size_written",
             Kind::Status => "status",
             Kind::FaultOffset => "fault_offset",
-            Kind::DoubleFetch => "double_fetch",
             Kind::Duration => "duration",
             Kind::Input => "input",
             Kind::OnlyInA => "only_in_a",
@@ -276,10 +271,6 @@ pub struct Outcome {
     pub status: Option<String>,
     /// `arg0.fault_offset`.
     pub fault_offset: Option<u64>,
-    /// `arg0.double_fetch`.
-    pub double_fetch: Option<bool>,
-    /// The kernel's copy of the attr members, as JSON (a double fetch).
-    pub kernel_attr: Option<String>,
     /// `syscall.duration_ns`.
     pub duration_ns: Option<u64>,
 }

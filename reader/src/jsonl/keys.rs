@@ -136,9 +136,6 @@ pub(super) struct Keys {
     pub(super) member: Vec<Key>,
     /// By member too; only one-bit members' are used.
     pub(super) bit: Vec<BitKey>,
-    /// By member: `<member>` with `true` (a set one-bit member in the
-    /// compact schema's kernel copy of the attr).
-    pub(super) bit_set: Vec<Key>,
     /// By member: `args.attr_uptr.<member>`, the compact schema's keys.
     pub(super) flat_member: Vec<Key>,
     /// By member: `args.attr_uptr.<member>` with `true`; only one-bit
@@ -163,10 +160,6 @@ pub(super) fn all() -> &'static Keys {
                 },
                 symbolic: m.repr.is_symbolic(),
             })
-            .collect(),
-        bit_set: ATTR_MEMBERS
-            .iter()
-            .map(|m| Key::with_value(m.name, "true"))
             .collect(),
         flat_member: ATTR_MEMBERS
             .iter()

@@ -18,7 +18,7 @@ use crate::call::{call_fields, Call, LOST_FIELDS};
 use crate::decode::{names, AttrView, PmuTypes, ATTR_MEMBERS};
 use crate::field::Value;
 use crate::record::LostRecord;
-use keys::{key, CompactRole, Key, Print};
+use keys::{key, CompactRole, Print};
 use scalar::{hex, string};
 
 /// Which keys a call line carries (`--json-schema`).
@@ -84,19 +84,14 @@ fn attr(
     buf.push(b'}');
 }
 
-/// The compact schema's attr members, each under `keys[member]`
-/// (a one-bit member set: `bit_set[member]`, value included): only those
-/// present, applicable and non-zero.
-fn attr_nonzero_members(
-    buf: &mut Vec<u8>,
-    first: &mut bool,
-    view: &AttrView<'_>,
-    pmus: &PmuTypes,
-    keys: &[Key],
-    bit_set: &[Key],
-) {
+/// The compact schema's attr members, each as `args.attr_uptr.<member>`
+/// (a one-bit member set: with its value, `true`): only those present,
+/// applicable and non-zero.
+fn attr_nonzero_members(buf: &mut Vec<u8>, first: &mut bool, view: &AttrView<'_>, pmus: &PmuTypes) {
+    let keys = keys::all();
     let applicable = view.applicable(pmus);
-    for ((out, name), set) in keys::all().members.iter().zip(keys).zip(bit_set) {
+    let members = keys.members.iter().zip(&keys.flat_member);
+    for ((out, name), set) in members.zip(&keys.flat_bit_set) {
         let Some(raw) = view.raw_at(&out.slot) else {
             continue;
         };
@@ -172,11 +167,10 @@ pub(crate) fn call(buf: &mut Vec<u8>, scratch: &mut String, call: &Call, pmus: &
 /// ([`crate::syscall::CaptureKeys::decoded`]) replaced by its present,
 /// applicable, non-zero members, each as the filter field
 /// `args.attr_uptr.<member>` (a one-bit member only when set, as `true`).
-/// The kernel's copy stays an object, of its non-zero members only. So an
-/// attr member not on the line is zero, or absent from the full line too
-/// (beyond the captured bytes, or a union alias that does not apply).
+/// So an attr member not on the line is zero, or absent from the full
+/// line too (beyond the captured bytes, or a union alias that does not
+/// apply).
 pub(crate) fn call_compact(buf: &mut Vec<u8>, scratch: &mut String, call: &Call, pmus: &PmuTypes) {
-    let keys = keys::all();
     let syscall = call.syscall();
     let call_keys = keys::call(syscall);
     buf.push(b'{');
@@ -187,14 +181,7 @@ pub(crate) fn call_compact(buf: &mut Vec<u8>, scratch: &mut String, call: &Call,
             CompactRole::Omit => {}
             CompactRole::Flatten => {
                 if let Some(view) = call.attr() {
-                    attr_nonzero_members(
-                        buf,
-                        &mut first,
-                        &view,
-                        pmus,
-                        &keys.flat_member,
-                        &keys.flat_bit_set,
-                    );
+                    attr_nonzero_members(buf, &mut first, &view, pmus);
                 }
             }
             // Matched by reference: a `Value` holding an attr view is
@@ -202,20 +189,6 @@ pub(crate) fn call_compact(buf: &mut Vec<u8>, scratch: &mut String, call: &Call,
             // field.
             CompactRole::Keep => match &(f.get)(call) {
                 Value::Null => {}
-                Value::Attr(view) => {
-                    key(buf, &mut first, k);
-                    buf.push(b'{');
-                    let mut first_member = true;
-                    attr_nonzero_members(
-                        buf,
-                        &mut first_member,
-                        view,
-                        pmus,
-                        &keys.member,
-                        &keys.bit_set,
-                    );
-                    buf.push(b'}');
-                }
                 v => {
                     key(buf, &mut first, k);
                     value(buf, scratch, v, pmus);

@@ -49,7 +49,7 @@ impl<'s> Assembler<'s> {
     /// Bounds the pairing state with these limits instead of the default
     /// ones (see [`crate::pipeline::Pairer`]); before any message.
     pub fn set_limits(&mut self, limits: Limits) {
-        self.pairer = Pairer::with_limits(limits);
+        self.pairer.set_limits(limits);
     }
 
     /// ENTRYs waiting for their EXIT now, and LOST ranges held: the
@@ -83,6 +83,10 @@ impl<'s> Assembler<'s> {
             self.live += 1;
         }
         match msg {
+            DrainMsg::Start { cpu, start_pos } => {
+                self.pairer.ring_start(cpu, start_pos);
+                self.summary.cpus.entry(cpu).or_default().start_pos = Some(start_pos);
+            }
             DrainMsg::Records { cpu, bytes } => {
                 if let Some(bad) = self.merger.push_batch(cpu, bytes) {
                     self.corrupt(&bad);
@@ -157,6 +161,7 @@ impl<'s> Assembler<'s> {
                         CallState::EntryLost => self.summary.entry_lost += 1,
                         CallState::EntryMissing => self.summary.entry_missing += 1,
                         CallState::EntryGone => self.summary.entry_gone += 1,
+                        CallState::EntryReadEarlier => self.summary.entry_read_earlier += 1,
                     }
                     if self.filter.as_ref().is_some_and(|f| !f.matches(&call)) {
                         self.summary.filtered_out += 1;

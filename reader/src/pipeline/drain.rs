@@ -72,8 +72,16 @@ struct Drainer<M: RingMemory> {
 }
 
 impl<M: RingMemory> Drainer<M> {
-    fn new(ring: RingConsumer<M>) -> Self {
+    /// Begins reading `ring` where its consumer position is: says so to
+    /// the assembler ([`DrainMsg::Start`]) before any pass, so that it
+    /// knows where this reader began before it pairs an EXIT whose ENTRY
+    /// lies in this ring.
+    fn start(ring: RingConsumer<M>, tx: &QueueSender) -> Self {
         let start_pos = ring.position();
+        let _ = tx.send(DrainMsg::Start {
+            cpu: ring.cpu(),
+            start_pos,
+        });
         Drainer { ring, start_pos }
     }
 
@@ -142,7 +150,7 @@ fn spawn_drain<'scope, M: RingMemory + Send + 'scope>(
         .name(format!("drain-cpu{}", ring.cpu()))
         .spawn_scoped(s, move || {
             if let Ok(ring) = take.recv() {
-                drain_thread(Drainer::new(ring), ticks, &tx);
+                drain_thread(Drainer::start(ring, &tx), ticks, &tx);
             }
         });
     match spawned {
@@ -230,7 +238,7 @@ fn waker_thread<'scope, M: RingMemory + Send + 'scope>(
                     Err(failed) => {
                         let (e, ring) = *failed;
                         tracing::warn!("{e}: the waker thread drains cpu {cpu}'s ring itself");
-                        here.push(Drainer::new(ring));
+                        here.push(Drainer::start(ring, tx));
                     }
                 }
             }
@@ -380,7 +388,7 @@ pub fn replay<I: IntoIterator<Item = DrainMsg>>(
 pub fn drain_once<M: RingMemory>(rings: Vec<M>) -> Vec<DrainMsg> {
     let (tx, rx) = queue(usize::MAX);
     for mem in rings {
-        drain_thread(Drainer::new(RingConsumer::new(mem)), None, &tx);
+        drain_thread(Drainer::start(RingConsumer::new(mem), &tx), None, &tx);
     }
     drop(tx);
     std::iter::from_fn(|| rx.recv()).collect()

@@ -63,6 +63,15 @@ pub const DEFAULT_WINDOW_NS: u64 = 50_000_000;
 /// file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DrainMsg {
+    /// The reader begins reading the ring: sent before its first pass.
+    /// An EXIT whose ENTRY lies before `start_pos` in that ring (its
+    /// `entry_pos`) had its ENTRY read by an earlier reader.
+    Start {
+        /// The ring's CPU.
+        cpu: u32,
+        /// The ring's consumer position when this reader began reading it.
+        start_pos: u64,
+    },
     /// The bytes of the valid records of one drain pass, back to back, in
     /// ring order.
     Records {
@@ -99,7 +108,8 @@ impl DrainMsg {
     #[must_use]
     pub fn cpu(&self) -> u32 {
         match self {
-            DrainMsg::Records { cpu, .. }
+            DrainMsg::Start { cpu, .. }
+            | DrainMsg::Records { cpu, .. }
             | DrainMsg::Idle { cpu, .. }
             | DrainMsg::Done { cpu, .. } => *cpu,
             DrainMsg::Corrupt(c) => c.cpu,

@@ -47,6 +47,16 @@
 //!   time: at most a few.
 //! * The thread index holds one id per pending ENTRY at most.
 //!
+//! # An EXIT without its ENTRY
+//!
+//! Flagged `ENTRY_GONE` or `ENTRY_LOST`, it says why itself. Otherwise
+//! its `entry_pos` tells where its ENTRY was written in the ring of the
+//! CPU that named the call (`call_id >> ANTINOMIE_CALL_ID_SEQ_BITS`): if
+//! that is before the position this reader began reading that ring at
+//! ([`Pairer::ring_start`]), a reader before this one read the ENTRY (the
+//! rings outlive a reader): `entry_read_earlier`, not a loss. Else, and
+//! for a ring this reader has not begun reading, `entry_missing`.
+//!
 //! Costs: an ENTRY or EXIT is a few hash-map operations keyed by
 //! `call_id` (foldhash); a LOST record scans the pending ENTRYs, which are
 //! few (calls in flight), at most [`Limits::max_pending`].
@@ -54,7 +64,7 @@
 use antinomie_abi as abi;
 
 use crate::call::{Call, CallState};
-use crate::record::{EntryRecord, LostRecord, Record};
+use crate::record::{EntryRecord, ExitRecord, LostRecord, Record};
 
 /// What pairing produces.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -127,6 +137,8 @@ pub struct Pairer {
     recent_lost: Vec<LostRange>,
     /// The latest record time seen: the merge's position.
     now: u64,
+    /// CPU → the position this reader began reading its ring at.
+    starts: foldhash::HashMap<u32, u64>,
     limits: Limits,
     stats: PairStats,
 }
@@ -141,12 +153,33 @@ impl Pairer {
     /// A pairer with these limits.
     #[must_use]
     pub fn with_limits(limits: Limits) -> Self {
-        Pairer {
-            limits: Limits {
-                max_pending: limits.max_pending.max(1),
-            },
-            ..Self::default()
-        }
+        let mut p = Self::default();
+        p.set_limits(limits);
+        p
+    }
+
+    /// Bounds the state with these limits from now on.
+    pub fn set_limits(&mut self, limits: Limits) {
+        self.limits = Limits {
+            max_pending: limits.max_pending.max(1),
+        };
+    }
+
+    /// Notes that this reader began reading `cpu`'s ring at `start_pos`:
+    /// an EXIT whose ENTRY lies before it in that ring had its ENTRY read
+    /// by an earlier reader (module documentation).
+    pub fn ring_start(&mut self, cpu: u32, start_pos: u64) {
+        self.starts.insert(cpu, start_pos);
+    }
+
+    /// Whether `x`'s ENTRY lies before where this reader began reading the
+    /// ring it was written to.
+    fn read_earlier(&self, x: &ExitRecord) -> bool {
+        let named_by = x.header.call_id >> abi::CALL_ID_SEQ_BITS;
+        u32::try_from(named_by)
+            .ok()
+            .and_then(|cpu| self.starts.get(&cpu))
+            .is_some_and(|&start| x.body.entry_pos < start)
     }
 
     /// ENTRYs waiting for their EXIT now.
@@ -182,6 +215,7 @@ impl Pairer {
                     None if x.body.flags & abi::EXIT_F_ENTRY_LOST != 0 => {
                         (None, CallState::EntryLost)
                     }
+                    None if self.read_earlier(&x) => (None, CallState::EntryReadEarlier),
                     None => (None, CallState::EntryMissing),
                 };
                 out.push(Event::Call(Call {
@@ -337,7 +371,6 @@ fn unfinished(p: Pending) -> Call {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::ExitRecord;
 
     /// An ENTRY of call `id` at time `t` by thread `tid`.
     fn entry(id: u64, t: u64, tid: u32) -> Record {
@@ -350,11 +383,17 @@ mod tests {
                 ..Default::default()
             },
             [0; 6],
+            t,
             &[],
         ))
     }
 
     fn exit(id: u64, t: u64, flags: u32) -> Record {
+        exit_at(id, t, flags, 0)
+    }
+
+    /// An EXIT whose ENTRY was written at `entry_pos` in its ring.
+    fn exit_at(id: u64, t: u64, flags: u32, entry_pos: u64) -> Record {
         Record::Exit(ExitRecord::new(
             abi::RecordHeader {
                 call_id: id,
@@ -364,9 +403,9 @@ mod tests {
             },
             abi::Exit {
                 flags,
+                entry_pos,
                 ..Default::default()
             },
-            &[],
         ))
     }
 
@@ -403,7 +442,44 @@ mod tests {
             .collect()
     }
 
-    use CallState::{Complete, EntryGone, EntryLost, EntryMissing, Unfinished};
+    use CallState::{Complete, EntryGone, EntryLost, EntryMissing, EntryReadEarlier, Unfinished};
+
+    #[test]
+    fn an_exit_whose_entry_lies_before_this_reader_began_was_read_earlier() {
+        const CPU1: u64 = 1 << abi::CALL_ID_SEQ_BITS;
+        let mut p = Pairer::new();
+        let mut out = Vec::new();
+        p.ring_start(1, 4096);
+        // Named by CPU 1, its ENTRY written before 4096 there.
+        p.push(exit_at(CPU1 | 1, 10, 0, 4000), &mut out);
+        // At or after 4096: this reader should have read it.
+        p.push(exit_at(CPU1 | 2, 11, 0, 4096), &mut out);
+        // Named by CPU 0, whose start this reader does not know yet.
+        p.push(exit_at(3, 12, 0, 0), &mut out);
+        // Flagged: the flags say more than the position.
+        p.push(
+            exit_at(CPU1 | 4, 13, abi::EXIT_F_ENTRY_LOST, 4000),
+            &mut out,
+        );
+        p.push(
+            exit_at(CPU1 | 5, 14, abi::EXIT_F_ENTRY_GONE, 4000),
+            &mut out,
+        );
+        // Held: paired whatever its position.
+        p.push(entry(CPU1 | 6, 15, 6), &mut out);
+        p.push(exit_at(CPU1 | 6, 16, 0, 8), &mut out);
+        assert_eq!(
+            calls(&out),
+            vec![
+                (CPU1 | 1, EntryReadEarlier, false),
+                (CPU1 | 2, EntryMissing, false),
+                (3, EntryMissing, false),
+                (CPU1 | 4, EntryLost, false),
+                (CPU1 | 5, EntryGone, false),
+                (CPU1 | 6, Complete, false),
+            ]
+        );
+    }
 
     #[test]
     fn pairs_by_call_id() {

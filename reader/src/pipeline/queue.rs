@@ -27,7 +27,10 @@ pub const DEFAULT_QUEUE_BYTES: usize = 128 << 20;
 fn cost(msg: &DrainMsg) -> usize {
     let owned = match msg {
         DrainMsg::Records { bytes, .. } => bytes.capacity(),
-        DrainMsg::Idle { .. } | DrainMsg::Corrupt(_) | DrainMsg::Done { .. } => 0,
+        DrainMsg::Start { .. }
+        | DrainMsg::Idle { .. }
+        | DrainMsg::Corrupt(_)
+        | DrainMsg::Done { .. } => 0,
     };
     std::mem::size_of::<DrainMsg>().saturating_add(owned)
 }

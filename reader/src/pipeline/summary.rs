@@ -88,6 +88,9 @@ pub struct Summary {
     /// EXIT flagged `ENTRY_GONE`: its ENTRY went to rings replaced or
     /// freed during the call.
     pub entry_gone: u64,
+    /// EXIT whose ENTRY an earlier reader read (it lies before where this
+    /// reader began reading its ring): no loss.
+    pub entry_read_earlier: u64,
     /// Calls the filter rejected.
     pub filtered_out: u64,
     /// Records emitted after the reordering window.
@@ -145,7 +148,12 @@ impl Summary {
     /// All calls seen.
     #[must_use]
     pub fn calls(&self) -> u64 {
-        self.complete + self.unfinished + self.entry_lost + self.entry_missing + self.entry_gone
+        self.complete
+            + self.unfinished
+            + self.entry_lost
+            + self.entry_missing
+            + self.entry_gone
+            + self.entry_read_earlier
     }
 
     /// Records lost by LOST records, all CPUs and reasons.
@@ -194,7 +202,7 @@ impl Summary {
             }
         }
         format!(
-            "summary: {} calls ({} complete, {} unfinished{}{}, {} entry lost, {} entry missing{}){}; {}{}{}",
+            "summary: {} calls ({} complete, {} unfinished{}{}, {} entry lost, {} entry missing{}{}){}; {}{}{}",
             self.calls(),
             self.complete,
             self.unfinished,
@@ -214,6 +222,13 @@ impl Summary {
             some(
                 self.entry_gone,
                 format!(", {} entry gone (in rings replaced during the call)", self.entry_gone)
+            ),
+            some(
+                self.entry_read_earlier,
+                format!(
+                    ", {} entry read by an earlier reader",
+                    self.entry_read_earlier
+                )
             ),
             some(self.filtered_out, format!(", {} filtered out", self.filtered_out)),
             self.loss(),
@@ -446,6 +461,23 @@ mod tests {
         );
         s.entry_gone = 0;
         assert!(!s.headline().contains("gone"));
+    }
+
+    #[test]
+    fn exits_whose_entry_an_earlier_reader_read_count_as_calls_and_are_named() {
+        let mut s = with(&[None]);
+        s.entry_missing = 1;
+        s.entry_read_earlier = 2;
+        let headline = s.headline();
+        assert!(
+            headline.starts_with(
+                "summary: 3 calls (0 complete, 0 unfinished, 0 entry lost, 1 entry missing, \
+                 2 entry read by an earlier reader)"
+            ),
+            "{headline}"
+        );
+        s.entry_read_earlier = 0;
+        assert!(!s.headline().contains("earlier"));
     }
 }
 

@@ -221,8 +221,8 @@ pub struct ExitView<'a> {
 }
 
 impl<'a> ExitView<'a> {
-    /// The capture items (the kernel's copy of the attr after a double
-    /// fetch).
+    /// The capture items: none in ABI version 4, whose EXITs carry none
+    /// (a newer kernel's are validated, and the reader leaves them aside).
     #[must_use]
     pub fn items(&self) -> ItemIter<'a> {
         self.items.iter()
@@ -499,7 +499,7 @@ mod tests {
     #[test]
     fn items_must_nest() {
         let entry = abi::Entry {
-            size: 56,
+            size: 64,
             nr_items: 1,
             ..Default::default()
         };
@@ -509,7 +509,7 @@ mod tests {
             copied_len: 9,
             ..Default::default()
         };
-        let mut b = header(48 + 56 + 48, abi::RECORD_ENTRY);
+        let mut b = header(48 + 64 + 48, abi::RECORD_ENTRY);
         b.extend_from_slice(bytemuck::bytes_of(&entry));
         b.extend_from_slice(bytemuck::bytes_of(&cap));
         b.extend_from_slice(&[0; 8]);
@@ -518,7 +518,7 @@ mod tests {
             Err(RecordError::BadItem { index: 0, .. })
         ));
         // copied_len 8 fits.
-        b[48 + 56 + 28] = 8;
+        b[48 + 64 + 28] = 8;
         match parse(&b).unwrap() {
             RecordView::Entry(e) => assert_eq!(e.items().next().unwrap().data.len(), 8),
             other => panic!("{other:?}"),

@@ -10,7 +10,7 @@ use antinomie_abi as abi;
 use super::{CaptureView, ItemIter, Items, RecordView};
 
 /// An owned capture item: what tests and tools build records from
-/// ([`EntryRecord::new`], [`ExitRecord::new`]).
+/// ([`EntryRecord::new`]).
 #[derive(Clone, PartialEq, Eq)]
 pub struct CaptureData {
     /// The item header.
@@ -46,16 +46,15 @@ pub type Batch = Arc<Vec<u8>>;
 
 /// The validated capture items of an owned record: a range of its batch.
 ///
-/// The range is kept in `u32`s (a record's size is one): with them an
-/// ENTRY fits 120 bytes and a [`Record`] 128, which the compiler moves
-/// with a few vector moves; a record moves four or five times between
-/// the merge and the output, and a bigger one was a `memcpy` call each
-/// time.
+/// The range is kept in `u32`s (a record's size is one), and its end is
+/// not kept but found from the validated items' sizes: so an ENTRY fits
+/// 120 bytes and a [`Record`] 128, which the compiler moves with a few
+/// vector moves; a record moves four or five times between the merge and
+/// the output, and a bigger one was a `memcpy` call each time.
 #[derive(Clone)]
 pub struct SharedItems {
     batch: Batch,
     start: u32,
-    len: u32,
     count: u32,
 }
 
@@ -66,7 +65,6 @@ impl SharedItems {
         SharedItems {
             batch: Arc::clone(EMPTY.get_or_init(Batch::default)),
             start: 0,
-            len: 0,
             count: 0,
         }
     }
@@ -78,11 +76,6 @@ impl SharedItems {
             return Self::none();
         }
         let len = items.bytes.len();
-        // Items lie within one record, whose size is a `u32`; `none()`
-        // for more is unreachable, and keeps this panic-free.
-        let Ok(len32) = u32::try_from(len) else {
-            return Self::none();
-        };
         // Where the view's bytes start within the batch, if they do (and
         // at an offset a `u32` holds, else they are copied): an address
         // comparison only, the bytes are read through `batch`.
@@ -97,7 +90,6 @@ impl SharedItems {
         SharedItems {
             batch,
             start,
-            len: len32,
             count: items.count,
         }
     }
@@ -136,10 +128,19 @@ impl SharedItems {
         }
     }
 
-    /// The items' bytes in their batch.
+    /// The items' bytes in their batch: each item's `size` from the
+    /// first, validated when they were parsed ([`Items::validate`]);
+    /// `get` keeps this panic-free all the same.
     fn bytes(&self) -> &[u8] {
-        let start = self.start as usize;
-        &self.batch[start..start + self.len as usize]
+        let rest = self.batch.get(self.start as usize..).unwrap_or(&[]);
+        let mut len = 0usize;
+        for _ in 0..self.count {
+            let Some(size) = rest.get(len..len + 4) else {
+                break;
+            };
+            len += u32::from_le_bytes([size[0], size[1], size[2], size[3]]) as usize;
+        }
+        rest.get(..len).unwrap_or(rest)
     }
 
     /// How many items there are.
@@ -185,6 +186,9 @@ pub struct EntryRecord {
     pub header: abi::RecordHeader,
     /// The six raw argument words.
     pub args: [u64; 6],
+    /// `CLOCK_MONOTONIC` when the call entered the syscall (the header's
+    /// `time_ns` is when the record was written, at or after it).
+    pub start_ns: u64,
     /// The capture items.
     pub items: SharedItems,
 }
@@ -192,36 +196,38 @@ pub struct EntryRecord {
 impl EntryRecord {
     /// An ENTRY of these parts (tests, tools).
     #[must_use]
-    pub fn new(header: abi::RecordHeader, args: [u64; 6], items: &[CaptureData]) -> Self {
+    pub fn new(
+        header: abi::RecordHeader,
+        args: [u64; 6],
+        start_ns: u64,
+        items: &[CaptureData],
+    ) -> Self {
         EntryRecord {
             header,
             args,
+            start_ns,
             items: SharedItems::build(items),
         }
     }
 }
 
-/// An owned EXIT record.
+/// An owned EXIT record. It keeps no capture items: an EXIT of ABI
+/// version 4 carries none (a newer kernel's are validated when the record
+/// is parsed, then left aside).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExitRecord {
     /// The record header.
     pub header: abi::RecordHeader,
     /// The known prefix of the body (`ret`, `duration_ns`, `flags`,
-    /// `required_size`).
+    /// `required_size`, `entry_pos`).
     pub body: abi::Exit,
-    /// The capture items.
-    pub items: SharedItems,
 }
 
 impl ExitRecord {
     /// An EXIT of these parts (tests, tools).
     #[must_use]
-    pub fn new(header: abi::RecordHeader, body: abi::Exit, items: &[CaptureData]) -> Self {
-        ExitRecord {
-            header,
-            body,
-            items: SharedItems::build(items),
-        }
+    pub fn new(header: abi::RecordHeader, body: abi::Exit) -> Self {
+        ExitRecord { header, body }
     }
 }
 
@@ -269,12 +275,12 @@ impl Record {
             RecordView::Entry(e) => Record::Entry(EntryRecord {
                 header: e.header,
                 args: e.body.args,
+                start_ns: e.body.start_ns,
                 items: SharedItems::of(e.items, batch),
             }),
             RecordView::Exit(e) => Record::Exit(ExitRecord {
                 header: e.header,
                 body: e.body,
-                items: SharedItems::of(e.items, batch),
             }),
             RecordView::Lost(l) => Record::Lost(Box::new(LostRecord {
                 header: l.header,
@@ -302,6 +308,7 @@ mod tests {
         let e = EntryRecord::new(
             abi::RecordHeader::default(),
             [1, 2, 3, 4, 5, 6],
+            7,
             &[CaptureData {
                 header: abi::Capture {
                     kind: abi::KIND_PERF_EVENT_ATTR,
@@ -315,6 +322,7 @@ mod tests {
             size: u32::try_from(size_of::<abi::Entry>()).unwrap(),
             nr_items: 1,
             args: e.args,
+            start_ns: e.start_ns,
         };
         let size = size_of::<abi::RecordHeader>() + size_of::<abi::Entry>() + items.len();
         let h = abi::RecordHeader {

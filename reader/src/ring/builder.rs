@@ -50,24 +50,29 @@ pub struct CaptureSpec {
     pub status: u32,
     /// `ANTINOMIE_CAPTURE_F_*`.
     pub flags: u32,
-    /// The size the user's struct declared.
+    /// The size the kernel used (for an attr, its size word with 0 taken
+    /// as 64), 0 when it could not be read.
     pub declared_size: u32,
-    /// Where the copy faulted (`ANTINOMIE_STATUS_FAULT`).
+    /// Where a read faulted, when the kernel knows it
+    /// (`ANTINOMIE_STATUS_FAULT` with `SIZE_FAULT`: 4), else 0.
     pub fault_offset: u32,
     /// The bytes copied (`copied_len` is their length).
     pub data: Vec<u8>,
 }
 
 impl CaptureSpec {
-    /// A COMPLETE capture of `attr` (its size field is the declared size).
+    /// A COMPLETE capture of `attr`, the kernel's copy: the declared size
+    /// is its size field, 0 taken as 64 (`PERF_ATTR_SIZE_VER0`) as the
+    /// kernel takes it; the bytes are kept as they are (size 0 stays 0).
     #[must_use]
     pub fn complete(attr: &[u8]) -> Self {
+        let size = u32::from_le_bytes([attr[4], attr[5], attr[6], attr[7]]);
         CaptureSpec {
             arg: 0,
             kind: abi::KIND_PERF_EVENT_ATTR,
             status: abi::STATUS_COMPLETE,
             flags: 0,
-            declared_size: u32::from_le_bytes([attr[4], attr[5], attr[6], attr[7]]),
+            declared_size: if size == 0 { 64 } else { size },
             fault_offset: 0,
             data: attr.to_vec(),
         }
@@ -91,8 +96,11 @@ impl CaptureSpec {
 pub struct EntrySpec {
     /// The call's id, shared with its EXIT.
     pub call_id: u64,
-    /// `CLOCK_MONOTONIC` time.
+    /// `CLOCK_MONOTONIC` time the record was written.
     pub time_ns: u64,
+    /// `CLOCK_MONOTONIC` time the call began (`start_ns`, at most
+    /// `time_ns`); `None`: `time_ns`.
+    pub start_ns: Option<u64>,
     /// Process id.
     pub pid: u32,
     /// Thread id.
@@ -118,14 +126,16 @@ pub struct ExitSpec {
     pub tid: u32,
     /// The return value (`-errno` on failure).
     pub ret: i64,
-    /// Time from ENTRY to EXIT.
+    /// Time from the call's start (the ENTRY's `start_ns`) to this EXIT.
     pub duration_ns: u64,
     /// `ANTINOMIE_EXIT_F_*`.
     pub flags: u32,
     /// The attr size the kernel asked for (E2BIG).
     pub required_size: u32,
-    /// Captures at exit (the kernel's copy of a double fetch).
-    pub items: Vec<CaptureSpec>,
+    /// Where the call's ENTRY was written (or offered, if it was dropped)
+    /// in the ring of the CPU that named the call: what
+    /// [`RingBuilder::entry`] and [`RingBuilder::drop_record`] return.
+    pub entry_pos: u64,
 }
 
 fn align8(n: usize) -> usize {
@@ -186,6 +196,7 @@ pub fn entry_record(cpu: u32, e: &EntrySpec) -> Vec<u8> {
         size: u32_of(size_of::<abi::Entry>()),
         nr_items: u32_of(e.items.len()),
         args: e.args,
+        start_ns: e.start_ns.unwrap_or(e.time_ns),
     };
     let items = items(&e.items);
     let size = size_of::<abi::RecordHeader>() + size_of::<abi::Entry>() + items.len();
@@ -202,7 +213,8 @@ pub fn entry_record(cpu: u32, e: &EntrySpec) -> Vec<u8> {
     out
 }
 
-/// The bytes of an EXIT record on `cpu`.
+/// The bytes of an EXIT record on `cpu`: without capture items, as every
+/// EXIT of ABI version 4.
 #[must_use]
 pub fn exit_record(cpu: u32, x: &ExitSpec) -> Vec<u8> {
     let body = abi::Exit {
@@ -211,10 +223,10 @@ pub fn exit_record(cpu: u32, x: &ExitSpec) -> Vec<u8> {
         ret: x.ret,
         duration_ns: x.duration_ns,
         required_size: x.required_size,
-        nr_items: u32_of(x.items.len()),
+        nr_items: 0,
+        entry_pos: x.entry_pos,
     };
-    let items = items(&x.items);
-    let size = size_of::<abi::RecordHeader>() + size_of::<abi::Exit>() + items.len();
+    let size = size_of::<abi::RecordHeader>() + size_of::<abi::Exit>();
     let h = header(
         abi::RECORD_EXIT,
         size,
@@ -224,7 +236,6 @@ pub fn exit_record(cpu: u32, x: &ExitSpec) -> Vec<u8> {
     );
     let mut out = bytemuck::bytes_of(&h).to_vec();
     out.extend_from_slice(bytemuck::bytes_of(&body));
-    out.extend_from_slice(&items);
     out
 }
 
@@ -333,8 +344,9 @@ impl RingBuilder {
     }
 
     /// Drops a record as the kernel does when the ring is full: counted in
-    /// `meta.lost[reason]`, reported by the next LOST record.
-    pub fn drop_record(&mut self, reason: usize, call_id: u64, time_ns: u64) {
+    /// `meta.lost[reason]`, reported by the next LOST record. Returns the
+    /// position it was offered at (a dropped ENTRY's `entry_pos`).
+    pub fn drop_record(&mut self, reason: usize, call_id: u64, time_ns: u64) -> u64 {
         self.lost[reason] += 1;
         let p = self.pending.get_or_insert(abi::Lost {
             size: u32_of(size_of::<abi::Lost>()),
@@ -346,6 +358,7 @@ impl RingBuilder {
         p.last_time_ns = time_ns;
         p.min_call_id = p.min_call_id.min(call_id);
         p.max_call_id = p.max_call_id.max(call_id);
+        self.producer_pos
     }
 
     /// The golden ring image: meta page, consumer page (`consumer_pos` at

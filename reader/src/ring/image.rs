@@ -49,7 +49,8 @@ impl ImageRing {
         }
         if meta.abi_version != abi::ABI_VERSION {
             return Err(Error::AbiVersion {
-                kernel: meta.abi_version,
+                of: crate::AbiOf::RingImage,
+                found: meta.abi_version,
                 reader: abi::ABI_VERSION,
             });
         }

@@ -179,9 +179,9 @@ pub enum ExitCheck {
     /// kernel knew it), and whether the store landed (`required_size`,
     /// `size_written`).
     SizeWriteBack,
-    /// The kernel's own copy compared with the capture (`attr_copied`,
-    /// `double_fetch`, `kernel_attr`).
-    DoubleFetch,
+    /// Whether the kernel's copy of the struct succeeded, its own checks
+    /// of it included (`attr_copied`).
+    AttrCopied,
 }
 
 /// The record keys of a captured pointer's pointee, `arg<N>.<name>` for
@@ -195,7 +195,7 @@ pub struct CaptureKeys {
     pub status: &'static str,
     /// The capture flags by name.
     pub capture_flags: &'static str,
-    /// The struct's size field as read at entry.
+    /// The struct's size as the kernel used it.
     pub declared_size: &'static str,
     /// Bytes captured.
     pub copied_len: &'static str,
@@ -209,12 +209,8 @@ pub struct CaptureKeys {
     pub required_size: &'static str,
     /// [`ExitCheck::SizeWriteBack`]: whether the kernel wrote it.
     pub size_written: &'static str,
-    /// [`ExitCheck::DoubleFetch`]: whether the kernel read the struct.
+    /// [`ExitCheck::AttrCopied`]: whether the kernel's copy succeeded.
     pub attr_copied: &'static str,
-    /// [`ExitCheck::DoubleFetch`]: whether its copy differs.
-    pub double_fetch: &'static str,
-    /// [`ExitCheck::DoubleFetch`]: the kernel's copy when it differs.
-    pub kernel_attr: &'static str,
 }
 
 impl CaptureKeys {
@@ -236,8 +232,6 @@ impl CaptureKeys {
             required_size: key("required_size"),
             size_written: key("size_written"),
             attr_copied: key("attr_copied"),
-            double_fetch: key("double_fetch"),
-            kernel_attr: key("kernel_attr"),
         }
     }
 }

@@ -175,6 +175,7 @@ mod tests {
             entry: Some(EntryRecord::new(
                 header(1_000_000_000),
                 [1, minus_two, 0x7000, 0, 0, 0],
+                1_000_000_000,
                 &[item],
             )),
             exit: Some(ExitRecord::new(
@@ -184,7 +185,6 @@ mod tests {
                     duration_ns: 12_000,
                     ..Default::default()
                 },
-                &[],
             )),
             state: CallState::Complete,
             exit_maybe_lost: false,
@@ -312,12 +312,12 @@ mod tests {
             "| 2 | `attr_uptr` | `struct perf_event_attr __user *` | `rdx` | `args.attr_uptr` (raw word: `args.2`) | pointer; its pointee decoded from the capture (`arg2.*`) | an attr |",
             "`arg2.status`, how reading `*attr_uptr` at Entry went (`ANTINOMIE_STATUS_*`):",
             "| `args.a` | signed |  | argument 0 as the syscall's int |",
-            "| `arg2.copied_len` | unsigned |  | bytes of the attr captured |",
+            "| `arg2.copied_len` | unsigned |  | bytes of the kernel's copy of the attr captured |",
             "| `args.b < 0 && arg2.status == complete` | negative b, attr read |",
         ] {
             assert!(page.contains(line), "no {line:?} in\n{page}");
         }
-        assert!(page.contains("| `fault` | 3 | a read faulted at arg2.fault_offset;"));
+        assert!(page.contains("(arg2.fault_offset is 4, declared_size 0)"));
         assert!(!page.contains("arg0."));
         assert_ne!(page, reference_page(PERF_EVENT_OPEN.name).unwrap());
     }

@@ -1,7 +1,7 @@
 //! Raw trace files (`reader -w FILE`, `reader show FILE`) and the
 //! detection of golden ring images.
 //!
-//! # Trace file format, version 1
+//! # Trace file format, version 2
 //!
 //! A trace file is the stream of [`DrainMsg`]s the assembler took, written
 //! down as it took them, so that `reader show` replays it through the same
@@ -10,7 +10,7 @@
 //!
 //! ```text
 //! header:  magic        8 bytes  "ANTI-TRC"
-//!          version      u32      1 (this format)
+//!          version      u32      2 (this format; 1 had no START frames)
 //!          abi_version  u32      ANTINOMIE_ABI_VERSION of the records
 //!          header_len   u32      bytes from the magic to the first frame
 //!          nr_cpus      u32
@@ -26,6 +26,11 @@
 //!                                `-t`); absent from older files, whose
 //!                                header_len ends before it
 //! frames:  kind u32, cpu u32, len u64, then len bytes of payload:
+//!          6 START    start_pos u64: the reader begins reading the ring,
+//!                     whose consumer position this is (before the
+//!                     ring's first other frame): an EXIT whose ENTRY
+//!                     lies before it there had it read by an earlier
+//!                     reader
 //!          1 RECORDS  the raw bytes of the valid records of one drain
 //!                     pass, back to back, exactly as in the ring
 //!          2 IDLE     time_ns u64: the ring was empty then
@@ -37,7 +42,10 @@
 //!          5 END      empty: the file is complete
 //! ```
 //!
-//! A reader skips frames of unknown kinds by their length. A file without
+//! A file whose `abi_version` is not this reader's is refused, with both
+//! versions named ([`Error::AbiVersion`]): its records cannot be decoded
+//! as this reader's. A file of another format version is refused too. A
+//! reader skips frames of unknown kinds by their length. A file without
 //! END (the recorder was killed, the disk filled up) is decoded as far as
 //! it goes: up to its last complete frame, and [`TraceReader::truncated_at`]
 //! says where an incomplete last frame starts; rings without DONE count as
@@ -58,13 +66,14 @@ use crate::Error;
 /// The magic at the start of a trace file.
 pub const TRACE_MAGIC: &[u8; 8] = b"ANTI-TRC";
 /// The trace format version this reader writes and reads.
-pub const TRACE_VERSION: u32 = 1;
+pub const TRACE_VERSION: u32 = 2;
 
 const FRAME_RECORDS: u32 = 1;
 const FRAME_IDLE: u32 = 2;
 const FRAME_CORRUPT: u32 = 3;
 const FRAME_DONE: u32 = 4;
 const FRAME_END: u32 = 5;
+const FRAME_START: u32 = 6;
 
 /// What a trace file says about the run that wrote it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -138,6 +147,10 @@ mod tests {
             realtime_offset_ns: Some(-1_700_000_000_123_456_789),
         };
         let msgs = vec![
+            DrainMsg::Start {
+                cpu: 3,
+                start_pos: 0x1_0000_0040,
+            },
             DrainMsg::Records {
                 cpu: 3,
                 bytes: vec![1, 2, 3],

@@ -6,13 +6,13 @@ use antinomie_abi as abi;
 
 use super::{
     is_trace, TraceHeader, FRAME_CORRUPT, FRAME_DONE, FRAME_END, FRAME_IDLE, FRAME_RECORDS,
-    TRACE_VERSION,
+    FRAME_START, TRACE_VERSION,
 };
 use crate::decode::PmuTypes;
 use crate::pipeline::DrainMsg;
 use crate::record::RecordError;
 use crate::ring::{ConsumerStats, CorruptRecord, RingCounters};
-use crate::Error;
+use crate::{AbiOf, Error};
 
 /// A cursor over untrusted bytes; every read is bounds-checked.
 struct Cur<'a> {
@@ -109,17 +109,21 @@ impl<R: Read> TraceReader<R> {
             off: 8,
         };
         let version = c.u32("version")?;
+        // Every format version so far has the ABI version here; it is
+        // checked first, as the reason a reader cannot decode a file is
+        // most often that its records are of another ABI.
+        let abi_version = c.u32("abi_version")?;
+        if abi_version != abi::ABI_VERSION {
+            return Err(Error::AbiVersion {
+                of: AbiOf::Trace,
+                found: abi_version,
+                reader: abi::ABI_VERSION,
+            });
+        }
         if version != TRACE_VERSION {
             return Err(Error::BadTrace(format!(
                 "format version {version}, this reader reads {TRACE_VERSION}"
             )));
-        }
-        let abi_version = c.u32("abi_version")?;
-        if abi_version != abi::ABI_VERSION {
-            return Err(Error::AbiVersion {
-                kernel: abi_version,
-                reader: abi::ABI_VERSION,
-            });
         }
         let header_len = c.u32("header_len")? as usize;
         let nr_cpus = c.u32("nr_cpus")?;
@@ -277,6 +281,10 @@ fn decode_frame(kind: u32, cpu: u32, payload: Vec<u8>) -> Result<Option<DrainMsg
         off: 0,
     };
     Ok(Some(match kind {
+        FRAME_START => DrainMsg::Start {
+            cpu,
+            start_pos: p.u64("start_pos")?,
+        },
         FRAME_IDLE => DrainMsg::Idle {
             cpu,
             time_ns: p.u64("idle time")?,

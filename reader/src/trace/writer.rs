@@ -3,8 +3,8 @@
 use std::io::{self, Write};
 
 use super::{
-    TraceHeader, FRAME_CORRUPT, FRAME_DONE, FRAME_END, FRAME_IDLE, FRAME_RECORDS, TRACE_MAGIC,
-    TRACE_VERSION,
+    TraceHeader, FRAME_CORRUPT, FRAME_DONE, FRAME_END, FRAME_IDLE, FRAME_RECORDS, FRAME_START,
+    TRACE_MAGIC, TRACE_VERSION,
 };
 use crate::pipeline::{DrainMsg, Recorder};
 
@@ -73,6 +73,9 @@ impl<W: Write> TraceWriter<W> {
 impl<W: Write> Recorder for TraceWriter<W> {
     fn record(&mut self, msg: &DrainMsg) -> io::Result<()> {
         match msg {
+            DrainMsg::Start { cpu, start_pos } => {
+                self.frame(FRAME_START, *cpu, &start_pos.to_le_bytes())
+            }
             DrainMsg::Records { cpu, bytes } => self.frame(FRAME_RECORDS, *cpu, bytes),
             DrainMsg::Idle { cpu, time_ns } => self.frame(FRAME_IDLE, *cpu, &time_ns.to_le_bytes()),
             DrainMsg::Corrupt(c) => {

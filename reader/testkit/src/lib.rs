@@ -220,6 +220,11 @@ const PID: u32 = 100;
 const ATTR_PTR: u64 = 0x7ffd_1234_5000;
 const CLOEXEC: u64 = 8;
 
+/// The id of the `seq`-th call named by `cpu`, as the kernel builds it.
+fn id(cpu: u32, seq: u64) -> u64 {
+    u64::from(cpu) << abi::CALL_ID_SEQ_BITS | seq
+}
+
 fn sw_clock(size: u32) -> Vec<u8> {
     let mut a = attr(size);
     set(&mut a, "type", 1);
@@ -229,38 +234,44 @@ fn sw_clock(size: u32) -> Vec<u8> {
     a
 }
 
-/// One call: ENTRY on `entry_cpu`'s ring, EXIT on `exit_cpu`'s.
+/// One call: ENTRY on the ring of the CPU that named it (its id's), EXIT
+/// on any.
 struct CallSpec {
     id: u64,
     tid: u32,
-    t: u64,
+    /// When it began (the ENTRY's `start_ns`).
+    start: u64,
     args: [u64; 6],
     item: Option<CaptureSpec>,
     ret: i64,
     exit_flags: u32,
     required_size: u32,
-    exit_items: Vec<CaptureSpec>,
+    /// Where its ENTRY was written or offered.
+    entry_pos: u64,
 }
 
-fn call(id: u64, t: u64, args: [u64; 6], item: Option<CaptureSpec>, ret: i64) -> CallSpec {
+fn call(id: u64, start: u64, args: [u64; 6], item: Option<CaptureSpec>, ret: i64) -> CallSpec {
     CallSpec {
         id,
         tid: PID + u32::try_from(id % 3).unwrap(),
-        t,
+        start,
         args,
         item,
         ret,
         exit_flags: 0,
         required_size: 0,
-        exit_items: Vec::new(),
+        entry_pos: 0,
     }
 }
 
 impl CallSpec {
+    /// The ENTRY, written 500 ns after the call began (once the kernel
+    /// read the attr).
     fn entry(&self) -> EntrySpec {
         EntrySpec {
             call_id: self.id,
-            time_ns: self.t,
+            time_ns: self.entry_time(),
+            start_ns: Some(self.start),
             pid: PID,
             tid: self.tid,
             flags: 0,
@@ -269,70 +280,87 @@ impl CallSpec {
         }
     }
 
+    fn entry_time(&self) -> u64 {
+        self.start + 500
+    }
+
+    /// The EXIT, its duration from the call's start as the kernel
+    /// measures it.
     fn exit(&self) -> ExitSpec {
+        let seq = self.id & abi::CALL_ID_SEQ_MASK;
+        let duration_ns = 8_500 + seq * 100;
         ExitSpec {
             call_id: self.id,
-            time_ns: self.t + 9_000,
+            time_ns: self.start + duration_ns,
             pid: PID,
             tid: self.tid,
             ret: self.ret,
-            duration_ns: 8_500 + self.id * 100,
+            duration_ns,
             flags: self.exit_flags,
             required_size: self.required_size,
-            items: self.exit_items.clone(),
+            entry_pos: self.entry_pos,
         }
+    }
+
+    /// Writes the ENTRY to `r` (the ring of the CPU that named the call).
+    fn write_entry(&mut self, r: &mut RingBuilder) {
+        self.entry_pos = r.entry(&self.entry());
     }
 }
 
 /// Two rings (CPUs 0 and 1, 16 KiB each, CPU 1's wrapping around the end
-/// of its data area) holding one of each record shape: successes and
-/// errors, every capture status, E2BIG with and without write-back, a
-/// double fetch, a call that migrates, a LOST record, an EXIT whose ENTRY
-/// was lost, an EXIT whose ENTRY is missing, an unfinished call, a group
-/// leader, a compat call, unknown bits and a dynamic PMU type.
+/// of its data area and read from a position an earlier reader left)
+/// holding one of each record shape: successes and errors, every capture
+/// status (a fault of the size word, a fault of the kernel's copy, which
+/// has no offset), E2BIG with and without write-back, a call that
+/// migrates, a LOST record, an EXIT whose ENTRY was lost, an EXIT whose
+/// ENTRY is missing (in a ring not read), an EXIT whose ENTRY an earlier
+/// reader read, an unfinished call, a group leader, a compat call, unknown
+/// bits and a dynamic PMU type.
 #[allow(clippy::too_many_lines)]
 #[must_use]
 pub fn scenario() -> Vec<RingBuilder> {
+    const R1_START: u64 = 16384 * 3 - 1024;
     let mut r0 = RingBuilder::new(0, 16384);
-    let mut r1 = RingBuilder::new(1, 16384).start_at(16384 * 3 - 1024);
+    let mut r1 = RingBuilder::new(1, 16384).start_at(R1_START);
     let at = |i: u64| T0 + i * 100_000;
 
     // 1. The README's call: a software clock, FD_CLOEXEC.
-    let c = call(
-        1,
+    let mut c = call(
+        id(0, 1),
         at(1),
         args(ATTR_PTR, 0, -1, -1, CLOEXEC),
         Some(CaptureSpec::complete(&sw_clock(136))),
         3,
     );
-    r0.entry(&c.entry());
+    c.write_entry(&mut r0);
     r0.exit(&c.exit());
 
     // 2. Flags outside PERF_FLAG_ALL: the attr is not read.
-    let c = call(
-        2,
+    let mut c = call(
+        id(1, 2),
         at(2),
         args(0x1000, 0, -1, -1, 1 << 20),
         Some(CaptureSpec::empty(abi::STATUS_NOT_APPLICABLE, 0)),
         -22,
     );
-    r1.entry(&c.entry());
+    c.write_entry(&mut r1);
     r1.exit(&c.exit());
 
     // 3. NULL attr.
-    let c = call(
-        3,
+    let mut c = call(
+        id(0, 3),
         at(3),
         args(0, 0, -1, -1, 0),
         Some(CaptureSpec::empty(abi::STATUS_NULL_PTR, 0)),
         -14,
     );
-    r0.entry(&c.entry());
+    c.write_entry(&mut r0);
     r0.exit(&c.exit());
 
     // 4. size 1: invalid, E2BIG, the kernel writes 136 back.
     let mut c = call(
-        4,
+        id(1, 4),
         at(4),
         args(ATTR_PTR, 0, -1, -1, 0),
         Some(CaptureSpec::empty(abi::STATUS_INVALID_SIZE, 1)),
@@ -340,7 +368,7 @@ pub fn scenario() -> Vec<RingBuilder> {
     );
     c.exit_flags = abi::EXIT_F_SIZE_WRITTEN;
     c.required_size = 136;
-    r1.entry(&c.entry());
+    c.write_entry(&mut r1);
     r1.exit(&c.exit());
 
     // 5. Migrates: ENTRY on CPU 0, EXIT on CPU 1. A cache event with a
@@ -356,27 +384,30 @@ pub fn scenario() -> Vec<RingBuilder> {
     set(&mut a, "__reserved_1", 0x10);
     set(&mut a, "sig_data", 0xdead);
     set(&mut a, "config3", 0x55); // beyond size 128: absent
-    let c = call(
-        5,
+    let mut c = call(
+        id(0, 5),
         at(5),
         args(ATTR_PTR, 0, -1, -1, CLOEXEC),
         Some(CaptureSpec::complete(&a[..128])),
         -22,
     );
-    r0.entry(&c.entry());
+    c.write_entry(&mut r0);
     r1.exit(&c.exit());
 
-    // 6. size 200 with a non-zero tail in read-only memory: truncated,
-    // E2BIG, the kernel's store of 136 faults.
-    let mut a = sw_clock(200);
-    set(&mut a, "config3", 1);
-    let mut item = CaptureSpec::complete(&a);
-    item.status = abi::STATUS_TRUNCATED;
+    // 6. size 200 with a non-zero tail: truncated, E2BIG, nothing copied;
+    // the kernel's store of 136 faults (read-only memory).
+    let mut item = CaptureSpec::empty(abi::STATUS_TRUNCATED, 200);
     item.flags = abi::CAPTURE_F_TAIL_NONZERO;
-    let mut c = call(6, at(6), args(ATTR_PTR, 0, -1, -1, 0), Some(item), -7);
+    let mut c = call(
+        id(0, 6),
+        at(6),
+        args(ATTR_PTR, 0, -1, -1, 0),
+        Some(item),
+        -7,
+    );
     c.exit_flags = abi::EXIT_F_SIZE_WRITTEN | abi::EXIT_F_SIZE_STORE_FAULT;
     c.required_size = 136;
-    r0.entry(&c.entry());
+    c.write_entry(&mut r0);
     r0.exit(&c.exit());
 
     // 7. A VER0 breakpoint: bp_len (offset 64) is absent.
@@ -387,43 +418,45 @@ pub fn scenario() -> Vec<RingBuilder> {
     set(&mut a, "bp_addr", 0x55af_5005_703c);
     set(&mut a, "exclude_kernel", 1);
     set(&mut a, "exclude_hv", 1);
-    let c = call(
-        7,
+    let mut c = call(
+        id(1, 7),
         at(7),
         args(ATTR_PTR, 0, -1, -1, CLOEXEC),
         Some(CaptureSpec::complete(&a[..64])),
         4,
     );
-    r1.entry(&c.entry());
+    c.write_entry(&mut r1);
     r1.exit(&c.exit());
 
-    // 8. Double fetch: the kernel read another config.
-    let mut user = sw_clock(136);
-    set(&mut user, "config", 1);
-    let mut kernel = sw_clock(136);
-    set(&mut kernel, "config", 9);
-    let mut kcopy = CaptureSpec::complete(&kernel);
-    kcopy.flags = abi::CAPTURE_F_KERNEL_COPY;
+    // 8. size 200 with a zero tail: truncated, the kernel's copy of the
+    // first 136 bytes.
+    let a = sw_clock(200);
+    let mut item = CaptureSpec::complete(&a);
+    item.status = abi::STATUS_TRUNCATED;
+    item.flags = abi::CAPTURE_F_TAIL_ZERO;
     let mut c = call(
-        8,
+        id(0, 8),
         at(8),
         args(ATTR_PTR, 0, -1, -1, CLOEXEC),
-        Some(CaptureSpec::complete(&user)),
+        Some(item),
         5,
     );
-    c.exit_flags = abi::EXIT_F_ATTR_COPIED | abi::EXIT_F_ATTR_MISMATCH;
-    c.exit_items = vec![kcopy];
-    r0.entry(&c.entry());
+    c.exit_flags = abi::EXIT_F_ATTR_COPIED;
+    c.write_entry(&mut r0);
     r0.exit(&c.exit());
 
-    // 9. A fault at offset 72 of a VER8 attr: 72 bytes captured.
-    let a = sw_clock(136);
-    let mut item = CaptureSpec::complete(&a[..72]);
-    item.status = abi::STATUS_FAULT;
-    item.declared_size = 136;
-    item.fault_offset = 72;
-    let c = call(9, at(9), args(ATTR_PTR, 0, -1, -1, 0), Some(item), -14);
-    r1.entry(&c.entry());
+    // 9. The kernel's copy of a VER8 attr faulted (at offset 72, say): it
+    // does not say where, and keeps nothing.
+    let mut item = CaptureSpec::empty(abi::STATUS_FAULT, 136);
+    item.fault_offset = 0;
+    let mut c = call(
+        id(1, 9),
+        at(9),
+        args(ATTR_PTR, 0, -1, -1, 0),
+        Some(item),
+        -14,
+    );
+    c.write_entry(&mut r1);
     r1.exit(&c.exit());
 
     // 10. E2BIG from perf_event_validate_size: copied, no size stored.
@@ -431,23 +464,24 @@ pub fn scenario() -> Vec<RingBuilder> {
     set(&mut a, "sample_type", 0x1ff_ffff);
     set(&mut a, "read_format", 0xf);
     let mut c = call(
-        10,
+        id(0, 10),
         at(10),
         args(ATTR_PTR, 0, -1, 3, 0),
         Some(CaptureSpec::complete(&a)),
         -7,
     );
     c.exit_flags = abi::EXIT_F_ATTR_COPIED;
-    r0.entry(&c.entry());
+    c.write_entry(&mut r0);
     r0.exit(&c.exit());
 
     // 11. Both records of a call dropped on CPU 1: a LOST record follows.
-    r1.drop_record(abi::LOST_RING_FULL, 11, at(11));
-    r1.drop_record(abi::LOST_RING_FULL, 11, at(11) + 9_000);
+    let c = call(id(1, 11), at(11), args(ATTR_PTR, 0, -1, -1, 0), None, 0);
+    r1.drop_record(abi::LOST_RING_FULL, c.id, c.entry_time());
+    r1.drop_record(abi::LOST_RING_FULL, c.id, c.exit().time_ns);
 
     // 12. ENTRY dropped on CPU 0; its EXIT says so.
-    r0.drop_record(abi::LOST_RING_FULL, 12, at(12));
-    let mut c = call(12, at(12), args(ATTR_PTR, 0, -1, -1, 0), None, 6);
+    let mut c = call(id(0, 12), at(12), args(ATTR_PTR, 0, -1, -1, 0), None, 6);
+    c.entry_pos = r0.drop_record(abi::LOST_RING_FULL, c.id, c.entry_time());
     c.exit_flags = abi::EXIT_F_ENTRY_LOST | abi::EXIT_F_ATTR_COPIED;
     r0.exit(&c.exit());
 
@@ -465,68 +499,90 @@ pub fn scenario() -> Vec<RingBuilder> {
     set(&mut a, "__reserved_3", 1);
     set(&mut a, "wakeup_watermark", 4096);
     set(&mut a, "watermark", 1);
-    let c = call(
-        13,
+    let mut c = call(
+        id(1, 13),
         at(13),
         args(ATTR_PTR, -1, 0, 3, 0x2 | 0x8 | 0x40),
         Some(CaptureSpec::complete(&a)),
         -2,
     );
-    r1.entry(&c.entry());
+    c.write_entry(&mut r1);
     r1.exit(&c.exit());
 
     // 14. A compat call (ia32): args are zero-extended 32-bit values.
     let mut c = call(
-        14,
+        id(0, 14),
         at(14),
         [0xffd0_1000, 0, 0xffff_ffff, 0xffff_ffff, 8, 0],
-        Some(CaptureSpec::complete(&sw_clock(112))),
+        Some(CaptureSpec::complete(&sw_clock(112)[..112])),
         7,
     );
     c.tid = 200;
     let mut e = c.entry();
     e.flags = abi::RECORD_F_COMPAT;
-    r0.entry(&e);
-    let mut x = c.exit();
-    x.pid = PID;
-    r0.exit(&x);
+    c.entry_pos = r0.entry(&e);
+    r0.exit(&c.exit());
 
-    // 15. An EXIT whose ENTRY this reader never saw (not flagged).
-    let c = call(15, at(15), args(ATTR_PTR, 0, -1, -1, 0), None, 8);
+    // 15. An EXIT whose ENTRY this reader never saw (not flagged): named
+    // by CPU 2, whose ring it does not read.
+    let mut c = call(id(2, 15), at(15), args(ATTR_PTR, 0, -1, -1, 0), None, 8);
+    c.entry_pos = 4096;
     r1.exit(&c.exit());
 
-    // 16. Still running: ENTRY only (on CPU 1, after the LOST record's range).
-    let c = call(
-        16,
+    // 16. Still running: ENTRY only (on CPU 1, after the LOST record's
+    // range). Size 0: the kernel takes it as 64 and copies 64 bytes, its
+    // size word still 0.
+    let mut c = call(
+        id(1, 16),
         at(16),
         args(ATTR_PTR, 0, -1, -1, 0),
-        Some(CaptureSpec::complete(&sw_clock(0))),
+        Some(CaptureSpec::complete(&sw_clock(0)[..64])),
         0,
     );
-    r1.entry(&c.entry());
+    c.write_entry(&mut r1);
 
     // 17. Unfinished too, and its id lies in CPU 0's LOST range: its EXIT
     // may have been lost.
-    r0.drop_record(abi::LOST_RING_FULL, 17, at(17) + 9_000);
-    let c = call(
-        17,
+    let mut c = call(
+        id(1, 17),
         at(17),
         args(ATTR_PTR, 0, -1, -1, 0),
         Some(CaptureSpec::complete(&sw_clock(136))),
         0,
     );
-    r1.entry(&c.entry());
+    r0.drop_record(abi::LOST_RING_FULL, c.id, c.exit().time_ns);
+    c.write_entry(&mut r1);
     // CPU 0's LOST record for call 17's EXIT is written before its next
     // record: one more successful call.
-    let c = call(
-        18,
+    let mut c = call(
+        id(0, 18),
         at(18),
         args(ATTR_PTR, 0, -1, -1, CLOEXEC),
         Some(CaptureSpec::complete(&sw_clock(136))),
         9,
     );
-    r0.entry(&c.entry());
+    c.write_entry(&mut r0);
     r0.exit(&c.exit());
+
+    // 19. The size word unreadable: a fault at offset 4, declared size 0.
+    let mut item = CaptureSpec::empty(abi::STATUS_FAULT, 0);
+    item.flags = abi::CAPTURE_F_SIZE_FAULT;
+    item.fault_offset = 4;
+    let mut c = call(
+        id(0, 19),
+        at(19),
+        args(ATTR_PTR, 0, -1, -1, 0),
+        Some(item),
+        -14,
+    );
+    c.write_entry(&mut r0);
+    r0.exit(&c.exit());
+
+    // 20. An EXIT whose ENTRY an earlier reader read: written on CPU 1
+    // before the position this reader begins reading that ring at.
+    let mut c = call(id(1, 20), at(20), args(ATTR_PTR, 0, -1, -1, 0), None, 10);
+    c.entry_pos = R1_START - 512;
+    r1.exit(&c.exit());
     vec![r0, r1]
 }
 

@@ -152,7 +152,7 @@ fn corrupt_records_are_reported_with_cpu_and_offset() {
         // a capture item running past the record: skipped
         (
             "item overrun",
-            Box::new(|r| r[48 + 56 + 28..48 + 56 + 32].copy_from_slice(&1000u32.to_le_bytes())),
+            Box::new(|r| r[48 + 64 + 28..48 + 64 + 32].copy_from_slice(&1000u32.to_le_bytes())),
             false,
         ),
         // nr_items claims more than there are: skipped
@@ -287,13 +287,18 @@ fn an_image_of_another_abi_version_is_refused_by_name() {
         panic!("an ABI {} image was accepted", abi::ABI_VERSION - 1);
     };
     assert!(
-        matches!(err, antinomie_reader::Error::AbiVersion { kernel, reader }
-            if kernel == abi::ABI_VERSION - 1 && reader == abi::ABI_VERSION),
+        matches!(err, antinomie_reader::Error::AbiVersion { found, reader, .. }
+            if found == abi::ABI_VERSION - 1 && reader == abi::ABI_VERSION),
         "{err:?}"
     );
     let msg = err.to_string();
-    assert!(
-        msg.contains(&format!("ABI version is {}", abi::ABI_VERSION - 1)),
-        "{msg}"
+    assert_eq!(
+        msg,
+        format!(
+            "the ring image is of Antinomie ABI version {old}, this reader's is {new}: \
+             use a reader of ABI version {old}",
+            old = abi::ABI_VERSION - 1,
+            new = abi::ABI_VERSION
+        )
     );
 }

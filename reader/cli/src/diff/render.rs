@@ -39,9 +39,6 @@ fn outcome_text(c: Option<&DiffCall>, duration: bool) -> String {
             None => extra.push(format!("capture {st}")),
         }
     }
-    if o.double_fetch == Some(true) {
-        extra.push("double fetch".to_owned());
-    }
     if !o.has_entry {
         extra.push(o.state.replace('_', " "));
     }
@@ -80,7 +77,6 @@ fn side_json(side: Option<&(usize, DiffCall)>, thread: Option<(i64, i64)>) -> Va
         side[k.size_written] = json!(o.size_written);
         side[k.status] = json!(o.status);
         side[k.fault_offset] = json!(o.fault_offset);
-        side[k.double_fetch] = json!(o.double_fetch);
     }
     side
 }

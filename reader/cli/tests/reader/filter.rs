@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
+use antinomie_abi as abi;
 use antinomie_reader::decode::{PmuTypes, ERRNO};
 use antinomie_reader::filter::{self, fields, Filter};
 use antinomie_reader::output::Format;
@@ -51,14 +52,23 @@ fn show_filter_prints_the_matching_calls() {
             "args.attr_uptr.size == PERF_ATTR_SIZE_VER0 && !exists(args.attr_uptr.bp_len)",
             vec![7],
         ),
-        ("syscall.duration_ns >= 9600", vec![12, 13, 14, 15, 18]),
-        ("state == unfinished", vec![16, 17]),
+        (
+            "syscall.duration_ns >= 9600",
+            vec![12, 13, 14, 15, 18, 19, 20],
+        ),
+        ("state == unfinished", vec![17, 16]),
+        ("state == entry_read_earlier", vec![20]),
+        (
+            "arg0.status == fault && !exists(arg0.fault_offset)",
+            vec![9],
+        ),
     ] {
         let f = Filter::parse(src).unwrap();
+        // By sequence number: the scenario's ids carry their CPU.
         let ids: Vec<u64> = calls
             .iter()
             .filter(|c| f.matches(c))
-            .map(|c| c.call_id)
+            .map(|c| c.call_id & abi::CALL_ID_SEQ_MASK)
             .collect();
         assert_eq!(ids, expected_ids, "{src}");
         let out = reader()

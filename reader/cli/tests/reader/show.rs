@@ -44,7 +44,7 @@ fn the_binary_shows_images_and_trace_files() {
         let (expected, _) = show_images(&images, format, &PmuTypes::none());
         assert_eq!(String::from_utf8(out.stdout).unwrap(), expected);
         let stderr = String::from_utf8(out.stderr).unwrap();
-        assert!(stderr.contains("summary: 17 calls"), "{stderr}");
+        assert!(stderr.contains("summary: 19 calls"), "{stderr}");
 
         let (file, live) = record_trace(&images, format);
         let tpath = dir.join("trace.antinomie");

@@ -39,6 +39,7 @@ fn call_captured(edit: impl Fn(&mut Vec<u8>), captured: usize, flags: u64, ret: 
         entry: Some(EntryRecord::new(
             CALL_HEADER,
             [0x1000, 0, u64::MAX, u64::MAX, flags, 0],
+            CALL_HEADER.time_ns,
             &[CaptureData {
                 header: abi::Capture {
                     kind: abi::KIND_PERF_EVENT_ATTR,
@@ -57,7 +58,6 @@ fn call_captured(edit: impl Fn(&mut Vec<u8>), captured: usize, flags: u64, ret: 
                 duration_ns: 1500,
                 ..Default::default()
             },
-            &[],
         )),
         state: CallState::Complete,
         exit_maybe_lost: false,

@@ -2,6 +2,7 @@
 //! golden scenario's calls and a few more; members absent from sized-down
 //! attrs; the kprobe aliases.
 
+use antinomie_abi as abi;
 use antinomie_reader::call::{call_fields, Call, CallState};
 use antinomie_reader::decode::{PmuTypes, ATTR_MEMBERS};
 use antinomie_reader::filter::{self, fields, Field, Filter, Type};
@@ -96,7 +97,8 @@ fn every_field_is_reachable_and_sees_what_json_shows() {
         "args.0",
         "args.5",
         "arg0.status",
-        "arg0.double_fetch",
+        "arg0.attr_copied",
+        "arg0.fault_offset",
         "arg0.required_size",
         "args.attr_uptr.sample_period",
         "args.attr_uptr.sample_freq",
@@ -170,10 +172,16 @@ fn every_field_is_reachable_and_sees_what_json_shows() {
 #[test]
 fn absent_members_of_sized_down_attrs() {
     let calls = calls_of(&scenario_images());
-    let by_id = |id| calls.iter().find(|c| c.call_id == id).unwrap();
+    let by_id = |seq| {
+        calls
+            .iter()
+            .find(|c| c.call_id & abi::CALL_ID_SEQ_MASK == seq)
+            .unwrap()
+    };
     let m = |src: &str, id| Filter::parse(src).unwrap().matches(by_id(id));
     // Call 7: a VER0 breakpoint; call 5: VER7 (config3 cut off); call 9:
-    // 72 bytes before a fault; call 14: VER5.
+    // the kernel's copy faulted, call 19: its read of the size word did;
+    // call 14: VER5.
     assert!(m("args.attr_uptr.bp_addr == 0x55af5005703c", 7));
     for absent in [
         "args.attr_uptr.bp_len == 0",
@@ -192,7 +200,11 @@ fn absent_members_of_sized_down_attrs() {
         "args.attr_uptr.config3 != 1 || args.attr_uptr.sig_data == 0xdead",
         5
     ));
-    assert!(m("arg0.status == fault && arg0.fault_offset == 72 && exists(args.attr_uptr.config2) && !exists(args.attr_uptr.branch_sample_type)", 9));
+    // No offset where the kernel does not report one, and no bytes.
+    assert!(m("arg0.status == fault && !exists(arg0.fault_offset) && arg0.declared_size == 136 && arg0.copied_len == 0 && !exists(args.attr_uptr.type)", 9));
+    assert!(m("arg0.status == fault && arg0.fault_offset == 4 && arg0.capture_flags & size_fault && arg0.declared_size == 0", 19));
+    // A non-zero tail: the kernel copied nothing.
+    assert!(m("arg0.status == truncated && arg0.capture_flags & tail_nonzero && arg0.copied_len == 0 && !exists(arg0.perf_event_attr)", 6));
     // A NULL attr, an attr not read, an invalid size: nothing captured.
     for id in [2, 3, 4] {
         assert!(m(
@@ -205,7 +217,10 @@ fn absent_members_of_sized_down_attrs() {
 #[test]
 fn the_kprobe_aliases_need_the_pmu_names() {
     let calls = calls_of(&scenario_images());
-    let c = calls.iter().find(|c| c.call_id == 13).unwrap();
+    let c = calls
+        .iter()
+        .find(|c| c.call_id & abi::CALL_ID_SEQ_MASK == 13)
+        .unwrap();
     let src = "args.attr_uptr.kprobe_func == 0x7fff00001000 && args.attr_uptr.probe_offset == 0x40";
     let f = Filter::parse(src).unwrap();
     assert!(!f.matches(c));

@@ -12,20 +12,23 @@ use super::{entry, exit, pmus};
 
 /// `CallGen::switches` bits.
 const COMPAT: u8 = 1;
-const KERNEL_COPY: u8 = 2;
+const TAIL_NONZERO: u8 = 2;
 const MAYBE_LOST: u8 = 4;
 const WITH_PMUS: u8 = 8;
+/// An EXIT alone: its ENTRY read by an earlier reader.
+const READ_EARLIER: u8 = 16;
 
 /// A random call, as producer specs.
 #[derive(Debug, Clone)]
 pub(super) struct CallGen {
     /// 0 ENTRY and EXIT, 1 ENTRY only, 2 EXIT only.
     records: u8,
-    /// `COMPAT`, `KERNEL_COPY`, `MAYBE_LOST`, `WITH_PMUS`.
+    /// `COMPAT`, `TAIL_NONZERO`, `MAYBE_LOST`, `WITH_PMUS`, `READ_EARLIER`.
     switches: u8,
     declared: u32,
     /// 0 none, 1 complete/truncated (by size), 2 null, 3 not applicable,
-    /// 4 invalid size, 5 fault.
+    /// 4 invalid size, 5 fault (of the size word when `fault_at` is 0,
+    /// else of the kernel's copy, at no known offset).
     capture: u8,
     fault_at: usize,
     members: Vec<(usize, u64)>,
@@ -59,7 +62,7 @@ pub(super) fn arb_call() -> impl Strategy<Value = CallGen> {
     (
         (
             prop::sample::select(vec![0u8, 0, 0, 0, 1, 2]),
-            0u8..16,
+            0u8..32,
             sizes,
             0u8..6,
             0usize..137,
@@ -72,7 +75,7 @@ pub(super) fn arb_call() -> impl Strategy<Value = CallGen> {
         (
             rets,
             0u64..3_000_000,
-            0u32..32,
+            0u32..64,
             prop::sample::select(vec![0u32, 1, 136, 200]),
         ),
     )
@@ -126,40 +129,35 @@ impl CallGen {
         let item = match self.capture {
             0 => None,
             1 if (64..=136).contains(&eff) => Some(CaptureSpec::complete(&a[..eff])),
+            1 if (137..=4096).contains(&eff) && self.on(TAIL_NONZERO) => {
+                let mut c = CaptureSpec::empty(abi::STATUS_TRUNCATED, self.declared);
+                c.flags = abi::CAPTURE_F_TAIL_NONZERO;
+                Some(c)
+            }
             1 if (137..=4096).contains(&eff) => {
                 let mut c = CaptureSpec::complete(&a);
                 c.status = abi::STATUS_TRUNCATED;
-                c.flags = if self.on(KERNEL_COPY) {
-                    abi::CAPTURE_F_TAIL_NONZERO
-                } else {
-                    abi::CAPTURE_F_TAIL_ZERO | 0x40
-                };
-                c.declared_size = self.declared;
+                c.flags = abi::CAPTURE_F_TAIL_ZERO | 0x40;
                 Some(c)
             }
             1 | 4 => Some(CaptureSpec::empty(abi::STATUS_INVALID_SIZE, self.declared)),
             2 => Some(CaptureSpec::empty(abi::STATUS_NULL_PTR, 0)),
             3 => Some(CaptureSpec::empty(abi::STATUS_NOT_APPLICABLE, 0)),
-            _ => {
-                let len = self.fault_at.min(eff.min(136));
-                Some(CaptureSpec {
-                    arg: 0,
-                    kind: abi::KIND_PERF_EVENT_ATTR,
-                    status: abi::STATUS_FAULT,
-                    flags: if len == 0 {
-                        abi::CAPTURE_F_SIZE_FAULT
-                    } else {
-                        0
-                    },
-                    declared_size: self.declared,
-                    fault_offset: u32::try_from(len).unwrap(),
-                    data: a[..len].to_vec(),
-                })
+            _ if self.fault_at == 0 => {
+                let mut c = CaptureSpec::empty(abi::STATUS_FAULT, 0);
+                c.flags = abi::CAPTURE_F_SIZE_FAULT;
+                c.fault_offset = 4;
+                Some(c)
             }
+            _ => Some(CaptureSpec::empty(
+                abi::STATUS_FAULT,
+                u32::try_from(eff).unwrap(),
+            )),
         };
         let e = EntrySpec {
             call_id: 1,
             time_ns: 1_000,
+            start_ns: Some(900),
             pid: 100,
             tid: 101,
             flags: if self.on(COMPAT) {
@@ -170,12 +168,6 @@ impl CallGen {
             args: antinomie_reader::ring::builder::args(ptr, pid, cpu, group_fd, flags),
             items: item.into_iter().collect(),
         };
-        let mut exit_items = Vec::new();
-        if self.on(KERNEL_COPY) && self.exit_flags & abi::EXIT_F_ATTR_MISMATCH != 0 {
-            let mut k = CaptureSpec::complete(&self.attr_bytes(0x5a)[..eff.clamp(64, 136)]);
-            k.flags = abi::CAPTURE_F_KERNEL_COPY;
-            exit_items.push(k);
-        }
         let x = ExitSpec {
             call_id: 1,
             time_ns: 2_000,
@@ -185,7 +177,7 @@ impl CallGen {
             duration_ns: self.duration,
             flags: self.exit_flags,
             required_size: self.required,
-            items: exit_items,
+            entry_pos: 0,
         };
         let (has_entry, has_exit) = (self.records != 2, self.records != 1);
         let state = match (has_entry, has_exit) {
@@ -193,6 +185,7 @@ impl CallGen {
             (true, false) => CallState::Unfinished,
             _ if self.exit_flags & abi::EXIT_F_ENTRY_GONE != 0 => CallState::EntryGone,
             _ if self.exit_flags & abi::EXIT_F_ENTRY_LOST != 0 => CallState::EntryLost,
+            _ if self.on(READ_EARLIER) => CallState::EntryReadEarlier,
             _ => CallState::EntryMissing,
         };
         Call {
