@@ -78,9 +78,10 @@ static struct antinomie_info info;
 static struct ring rings[MAX_CPUS];
 static int nr_rings;
 
-/* A record, copied out of its ring. */
+/* A record, copied out of its ring, and where it was there. */
 struct rec {
 	int cpu;
+	uint64_t pos;
 	uint32_t size;
 	uint8_t bytes[512];
 };
@@ -150,6 +151,7 @@ static void drain(bool keep)
 			}
 			if (keep && nr_recs < MAX_RECORDS && h->size <= sizeof(recs[0].bytes)) {
 				recs[nr_recs].cpu = cpu;
+				recs[nr_recs].pos = cons;
 				recs[nr_recs].size = h->size;
 				memcpy(recs[nr_recs].bytes, h, h->size);
 				nr_recs++;
@@ -178,10 +180,12 @@ static void print_rec(const struct rec *r)
 		const struct antinomie_entry *e = rec_body(r);
 		const struct antinomie_capture *c = (const void *)((const uint8_t *)e + e->size);
 
-		printf("  cpu%d ENTRY id=%llu pid=%u tid=%u nr=%u t=%llu args=[%#llx, %lld, %lld, %lld, %#llx, %#llx]"
+		printf("  cpu%d ENTRY id=%llu pos=%llu pid=%u tid=%u nr=%u t=%llu start=%llu"
+		       " args=[%#llx, %lld, %lld, %lld, %#llx, %#llx]"
 		       " attr{%s flags=%#x declared=%u copied=%u fault_offset=%u}\n",
-		       r->cpu, (unsigned long long)h->call_id, h->pid, h->tid, h->syscall_nr,
-		       (unsigned long long)h->time_ns, (unsigned long long)e->args[0],
+		       r->cpu, (unsigned long long)h->call_id, (unsigned long long)r->pos, h->pid,
+		       h->tid, h->syscall_nr, (unsigned long long)h->time_ns,
+		       (unsigned long long)e->start_ns, (unsigned long long)e->args[0],
 		       (long long)(int)e->args[1], (long long)(int)e->args[2],
 		       (long long)(int)e->args[3], (unsigned long long)e->args[4],
 		       (unsigned long long)e->args[5], status_name(c->status), c->flags,
@@ -189,9 +193,11 @@ static void print_rec(const struct rec *r)
 	} else if (h->type == ANTINOMIE_RECORD_EXIT) {
 		const struct antinomie_exit *x = rec_body(r);
 
-		printf("  cpu%d EXIT  id=%llu ret=%lld duration=%lluns flags=%#x required_size=%u items=%u\n",
+		printf("  cpu%d EXIT  id=%llu ret=%lld duration=%lluns flags=%#x required_size=%u items=%u"
+		       " entry_pos=%llu\n",
 		       r->cpu, (unsigned long long)h->call_id, (long long)x->ret,
-		       (unsigned long long)x->duration_ns, x->flags, x->required_size, x->nr_items);
+		       (unsigned long long)x->duration_ns, x->flags, x->required_size, x->nr_items,
+		       (unsigned long long)x->entry_pos);
 	} else if (h->type == ANTINOMIE_RECORD_LOST) {
 		const struct antinomie_lost *l = rec_body(r);
 
@@ -249,12 +255,16 @@ static const struct call_case cases[] = {
 	  ANTINOMIE_STATUS_INVALID_SIZE, 0, 0, 0, XF_WRITTEN, 136 },
 	{ "size 137, zero tail", 0, 137, 0, 0, 0,
 	  ANTINOMIE_STATUS_TRUNCATED, ANTINOMIE_CAPTURE_F_TAIL_ZERO, 136, 0, XF_COPIED, 0 },
-	/* The kernel reads no head after a non-zero tail: nor does capture. */
+	/* The kernel copies no head after a non-zero tail: nothing to keep. */
 	{ "size 200, non-zero tail", 0, 200, 199, 0, E2BIG,
 	  ANTINOMIE_STATUS_TRUNCATED, ANTINOMIE_CAPTURE_F_TAIL_NONZERO, 0, 0,
 	  XF_WRITTEN, 136 },
+	/*
+	 * copy_struct_from_user() faults after 100 bytes, and does not say
+	 * where: nothing kept, no offset.
+	 */
 	{ "attr crossing into an unmapped page", 0 /* set below */, 136, 0, 0, EFAULT,
-	  ANTINOMIE_STATUS_FAULT, 0, 100, 100, 0, 0 },
+	  ANTINOMIE_STATUS_FAULT, 0, 0, 0, 0, 0 },
 };
 
 #define NR_CASES (sizeof(cases) / sizeof(cases[0]))
@@ -343,9 +353,10 @@ static void check_capture(const struct call_case *c, const struct outcome *o,
 	CHECK(cap->flags == c->cap_flags, "%s: capture flags %#x", c->name, cap->flags);
 	CHECK(cap->copied_len == c->copied, "%s: copied %u", c->name, cap->copied_len);
 	CHECK(cap->fault_offset == c->fault_offset, "%s: fault_offset %u", c->name, cap->fault_offset);
-	if (off >= 0 && c->status != ANTINOMIE_STATUS_NOT_APPLICABLE &&
-	    c->status != ANTINOMIE_STATUS_FAULT)
-		CHECK(cap->declared_size == c->size, "%s: declared %u", c->name, cap->declared_size);
+	/* The size the kernel used: the size word, 0 taken as 64. */
+	if (off >= 0 && c->status != ANTINOMIE_STATUS_NOT_APPLICABLE)
+		CHECK(cap->declared_size == (c->size ? c->size : 64), "%s: declared %u", c->name,
+		      cap->declared_size);
 	/* The bytes are what the call was given (setup_attr() is repeatable). */
 	if (cap->copied_len) {
 		setup_attr(c);
@@ -362,6 +373,17 @@ static void check_capture(const struct call_case *c, const struct outcome *o,
 	      x->required_size);
 	CHECK(x->nr_items == 0, "%s: exit items %u", c->name, x->nr_items);
 	CHECK(rec_hdr(ex)->time_ns >= h->time_ns, "%s: EXIT before ENTRY", c->name);
+	/* ABI 4: when the call began, and where its ENTRY went. */
+	CHECK(e->start_ns <= h->time_ns, "%s: start_ns %llu after the ENTRY's time %llu",
+	      c->name, (unsigned long long)e->start_ns, (unsigned long long)h->time_ns);
+	CHECK(x->duration_ns == rec_hdr(ex)->time_ns - e->start_ns,
+	      "%s: duration %llu is not the EXIT's time minus start_ns", c->name,
+	      (unsigned long long)x->duration_ns);
+	CHECK((uint64_t)en->cpu == h->call_id >> ANTINOMIE_CALL_ID_SEQ_BITS,
+	      "%s: ENTRY on cpu%d, not the cpu that named call %#llx", c->name, en->cpu,
+	      (unsigned long long)h->call_id);
+	CHECK(x->entry_pos == en->pos, "%s: entry_pos %llu, the ENTRY was at %llu", c->name,
+	      (unsigned long long)x->entry_pos, (unsigned long long)en->pos);
 }
 
 static void ioctl_ok(int fd, unsigned long cmd, void *arg, const char *what)
