@@ -212,6 +212,7 @@ pub(crate) fn compare(
     }
     let mut matched: Vec<Option<(u64, u64)>> = vec![None; works.len()]; // (call_id, time_ns)
     let (mut complete, mut unfinished, mut entry_lost) = (0u64, 0u64, 0u64);
+    let mut read_earlier = 0u64;
     let mut records_by_cpu: BTreeMap<u64, u64> = BTreeMap::new();
     let mut call_ids: HashMap<u64, usize> = HashMap::new();
     for (i, v) in lines.iter().enumerate() {
@@ -237,6 +238,9 @@ pub(crate) fn compare(
             Some("complete") => State::Complete,
             Some("unfinished") if lossy_lines => State::Unfinished,
             Some("entry_lost") if lossy_lines => State::EntryLost,
+            // A reader started after the workload: a reader before it
+            // (the test's or capture-boot's) may have read an ENTRY.
+            Some("entry_read_earlier") if subset => State::EntryReadEarlier,
             other => {
                 tally.fail(format!(
                     "reader line {}: unexplained call state {other:?}: {v}",
@@ -287,6 +291,10 @@ pub(crate) fn compare(
             }
             State::EntryLost => {
                 entry_lost += 1;
+                *records_by_cpu.entry(cpu).or_default() += 1;
+            }
+            State::EntryReadEarlier => {
+                read_earlier += 1;
                 *records_by_cpu.entry(cpu).or_default() += 1;
             }
         }
@@ -376,8 +384,8 @@ pub(crate) fn compare(
         }
     } else if subset {
         println!(
-            "antinomie-e2e: subset: {complete} complete calls, {unfinished} unfinished, {entry_lost} entry lost; \
-             LOST records report {lost_total} records"
+            "antinomie-e2e: subset: {complete} complete calls, {unfinished} unfinished, {entry_lost} entry lost, \
+             {read_earlier} entry read by an earlier reader; LOST records report {lost_total} records"
         );
     } else {
         for (w, m) in works.iter().zip(&matched) {

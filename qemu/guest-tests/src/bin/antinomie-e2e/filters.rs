@@ -16,7 +16,8 @@
 //!   per set bit, bool tests, string equality, and its named constants
 //!   (taken from the model's rendering of the same values);
 //! * the scenario cases — by errno, by flag bit, by attr member on sized-down
-//!   attrs, by duration, precedence, by double fetch — take their expected subsets straight
+//!   attrs, by duration, precedence, by an attr changed during the call —
+//!   take their expected subsets straight
 //!   from the workload's log (errno, flags, attr bytes, case names) and must
 //!   select a non-empty proper subset, both ways round (`F` and `!(F)`);
 //! * a live filter (`reader --follow --filter`, its output given with

@@ -51,15 +51,21 @@ impl Status {
     }
 }
 
-/// What the entry capture of argument 0 must hold.
+/// What the capture of argument 0 must hold: what `perf_copy_attr()`
+/// read, as the header's status rules say (ABI version 4).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Capture {
     pub status: Status,
     /// `tail_zero`, `tail_nonzero`, `size_fault`, in the header's bit order.
     pub flags: Vec<&'static str>,
+    /// The size the kernel used (the size word, 0 taken as 64), 0 when it
+    /// could not be read.
     pub declared_size: u32,
-    /// The captured bytes (their count is `copied_len`).
+    /// The kernel's copy (their count is `copied_len`).
     pub data: Vec<u8>,
+    /// Where a read faulted, where the kernel knows it: 4 for the size
+    /// word; `None` (JSON `null`) for a fault of `copy_struct_from_user()`,
+    /// which does not say where.
     pub fault_offset: Option<u32>,
 }
 
@@ -79,7 +85,9 @@ pub enum Outcome {
 
 /// The capture, from what the workload passed: the flags word, the
 /// pointer, the readable bytes from it (`readable`, exact: the next byte is
-/// unmapped) and their contents at the call.
+/// unmapped) and their contents when the kernel read them. The kernel
+/// reads the size word, then (for a valid size) copies the attr with
+/// `copy_struct_from_user()`; the capture is that one read.
 #[must_use]
 pub fn capture(flags: u64, ptr: u64, mem: &[u8], readable: usize) -> Capture {
     let none = |status| Capture {
@@ -92,8 +100,8 @@ pub fn capture(flags: u64, ptr: u64, mem: &[u8], readable: usize) -> Capture {
     if flags & !PERF_FLAG_ALL != 0 {
         return none(Status::NotApplicable);
     }
-    // The capture reads through NULL, as the kernel does: NULL_PTR is a
-    // NULL whose size word faults (the guest maps nothing at 0).
+    // The kernel reads through NULL like any pointer: NULL_PTR is a NULL
+    // whose size word faults (the guest maps nothing at 0).
     if ptr == 0 && readable < 8 {
         return none(Status::NullPtr);
     }
@@ -109,17 +117,17 @@ pub fn capture(flags: u64, ptr: u64, mem: &[u8], readable: usize) -> Capture {
     let size = u32::from_le_bytes(mem[4..8].try_into().expect("4 bytes"));
     let eff = if size == 0 { VER0 } else { size };
     let mut cap = Capture {
-        declared_size: size,
+        declared_size: eff,
         ..none(Status::InvalidSize)
     };
     if !(VER0..=PAGE_SIZE).contains(&eff) {
         return cap;
     }
     let eff = eff as usize;
-    let as_u32 = |v: usize| u32::try_from(v).expect("below a page");
     // copy_struct_from_user() checks the tail [136, eff) first: the first
     // non-zero byte wins over a later fault, and either fails the call
-    // before the head is read, so no head byte is captured.
+    // before the head is copied, so nothing is kept. A fault, there or in
+    // the copy of the head, is reported without its offset.
     if eff > ATTR_MAX {
         let scan_end = eff.min(readable);
         if mem
@@ -132,17 +140,16 @@ pub fn capture(flags: u64, ptr: u64, mem: &[u8], readable: usize) -> Capture {
         }
         if readable < eff {
             cap.status = Status::Fault;
-            cap.fault_offset = Some(as_u32(readable.max(ATTR_MAX)));
             return cap;
         }
     }
     let len = eff.min(ATTR_MAX);
-    let copied = len.min(readable);
-    cap.data = mem[..copied].to_vec();
-    if copied < len {
+    if readable < len {
         cap.status = Status::Fault;
-        cap.fault_offset = Some(as_u32(copied));
-    } else if eff <= ATTR_MAX {
+        return cap;
+    }
+    cap.data = mem[..len].to_vec();
+    if eff <= ATTR_MAX {
         cap.status = Status::Complete;
     } else {
         cap.status = Status::Truncated;
@@ -248,10 +255,11 @@ mod tests {
     fn capture_rules() {
         let mut a = vec![0u8; 200];
         a[4..8].copy_from_slice(&200u32.to_le_bytes());
+        // The tail faults: the kernel does not say where.
         let c = capture(0, 1, &a, 150);
         assert_eq!(
-            (c.status, c.fault_offset, c.data.len()),
-            (Status::Fault, Some(150), 0)
+            (c.status, c.fault_offset, c.declared_size, c.data.len()),
+            (Status::Fault, None, 200, 0)
         );
         a[140] = 1;
         let c = capture(0, 1, &a, 150);
@@ -260,15 +268,38 @@ mod tests {
             (Status::Truncated, vec!["tail_nonzero"], 0)
         );
         assert_eq!(outcome(&c, true), Outcome::Fails(E2BIG, true));
-        // The tail is read first: it faults at its start, 136.
+        // The tail is read first; a fault before it, in the head, keeps
+        // nothing either, and has no offset.
         let c = capture(0, 1, &a, 40);
-        assert_eq!((c.status, c.fault_offset), (Status::Fault, Some(136)));
+        assert_eq!(
+            (c.status, c.fault_offset, c.data.len()),
+            (Status::Fault, None, 0)
+        );
         let c = capture(0, 1, &a, 6);
         assert_eq!(
-            (c.status, c.flags.clone()),
-            (Status::Fault, vec!["size_fault"])
+            (c.status, c.flags.clone(), c.fault_offset, c.declared_size),
+            (Status::Fault, vec!["size_fault"], Some(4), 0)
         );
         assert_eq!(capture(1 << 20, 0, &a, 0).status, Status::NotApplicable);
+        // Size 0: the kernel takes 64, and copies 64 bytes whose size
+        // word still reads 0.
+        let mut v0 = vec![0u8; 64];
+        v0[0] = 1;
+        let c = capture(0, 1, &v0, 64);
+        assert_eq!(
+            (c.status, c.declared_size, c.data.len()),
+            (Status::Complete, 64, 64)
+        );
+        assert_eq!(c.data[4..8], [0, 0, 0, 0]);
+        // An invalid size is the size word itself.
+        a[4..8].copy_from_slice(&5000u32.to_le_bytes());
+        assert_eq!(
+            (
+                capture(0, 1, &a, 200).status,
+                capture(0, 1, &a, 200).declared_size
+            ),
+            (Status::InvalidSize, 5000)
+        );
     }
 
     /// A complete 136-byte attr with this sample type, flags word,

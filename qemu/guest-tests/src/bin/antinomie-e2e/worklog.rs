@@ -29,10 +29,6 @@ pub(crate) struct Work {
     pub(crate) required_size: Option<u32>,
     pub(crate) size_after: Option<u32>,
     pub(crate) cloexec: Option<bool>,
-    /// The attr bytes the kernel's copy read, when the workload changed
-    /// them during the call (a double fetch on purpose).
-    #[serde(default)]
-    pub(crate) kernel_attr_hex: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

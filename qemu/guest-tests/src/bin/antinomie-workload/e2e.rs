@@ -28,7 +28,7 @@ use std::sync::Mutex;
 use serde::Serialize;
 
 use caller::{close, Caller};
-use cases::{big_group, double_fetch, main_cases, per_cpu_cases};
+use cases::{big_group, change_during_the_call, main_cases, per_cpu_cases};
 use system::online_cpus;
 
 const PAGE: usize = 4096;
@@ -110,11 +110,6 @@ pub struct E2eRecord {
     pub size_after: Option<u32>,
     /// For a new fd: whether `FD_CLOEXEC` is set on it.
     pub cloexec: Option<bool>,
-    /// The attr bytes as the kernel's own copy read them, when the
-    /// workload changed them during the call (a double fetch): the first
-    /// 136 bytes, in hex. Absent otherwise.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub kernel_attr_hex: Option<String>,
 }
 
 /// The memory `attr_uptr` points to, as it was when the call was made.
@@ -274,7 +269,7 @@ pub fn run(
                 .expect("not poisoned")
                 .extend(per_cpu_cases(script, id, &cpus));
             if name == "e2e" {
-                status = double_fetch(&mut c).and(big_group(&mut c));
+                status = change_during_the_call(&mut c).and(big_group(&mut c));
             }
             out.lock().expect("not poisoned").extend(c.records);
         }

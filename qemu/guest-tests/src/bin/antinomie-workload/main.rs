@@ -17,9 +17,9 @@
 //! The end-to-end scripts (`e2e.rs`) log more per call, for the
 //! comparator `antinomie-e2e`: `e2e` is the full case list (sizes, faults,
 //! flags, groups, `FD_CLOEXEC`, an `E2BIG` from `perf_event_validate_size()`
-//! with a 681-sibling group, a double fetch made with userfaultfd, pinned
-//! threads on every CPU); `e2e-small` is the same without the big group and
-//! the double fetch; `burst N` is N calls from one pinned thread per CPU;
+//! with a 681-sibling group, an attr changed during the call with
+//! userfaultfd, pinned threads on every CPU); `e2e-small` is the same
+//! without the big group and the change during the call; `burst N` is N calls from one pinned thread per CPU;
 //! `flush` one call per CPU. Exit status 1 when a script's own precondition
 //! failed (the big group did not end in `E2BIG`, userfaultfd did not work).
 

@@ -1,5 +1,6 @@
 //! The scenario cases, the questions a user asks of a trace (by errno, by
-//! flag bit, by attr member, by duration, precedence, by double fetch),
+//! flag bit, by attr member, by duration, precedence, by an attr changed
+//! during the call),
 //! their expected subsets taken straight from the workload's log.
 
 use serde_json::Value;
@@ -125,11 +126,12 @@ const E2E_ONLY_CASES: &[(&str, &str, &str)] = &[
         "by errno",
         "syscall.errno == E2BIG && !arg0.size_written",
     ),
-    // The attr changed between the capture and the kernel's copy.
+    // The attr changed during the call, after the kernel read it: the
+    // capture is the kernel's copy, with the config passed.
     (
-        DOUBLE_FETCH,
-        "by double fetch",
-        "arg0.double_fetch && args.attr_uptr.config == PERF_COUNT_SW_CPU_CLOCK && exists(arg0.kernel_attr)",
+        CHANGED_DURING_THE_CALL,
+        "by an attr changed during the call",
+        "args.attr_uptr.config == PERF_COUNT_SW_CPU_CLOCK && args.attr_uptr.sample_max_stack == 16 && args.attr_uptr.size == PERF_ATTR_SIZE_VER8",
     ),
 ];
 
@@ -151,5 +153,6 @@ fn e2e_only_cases(calls: &[Call]) -> Vec<Case> {
 
 /// The workload case that gets E2BIG from `perf_event_validate_size()`.
 const BIG_GROUP_E2BIG: &str = "big-group-e2big-sibling";
-/// The workload case whose attr changes between the capture and the copy.
-const DOUBLE_FETCH: &str = "double-fetch-uffd";
+/// The workload case whose attr changes during the call, after the
+/// kernel's copy read it.
+const CHANGED_DURING_THE_CALL: &str = "changed-during-the-call-uffd";

@@ -190,7 +190,6 @@ impl Caller {
             required_size,
             size_after,
             cloexec,
-            kernel_attr_hex: None,
         });
         self.seq += 1;
         self.records.last().expect("just pushed").ret

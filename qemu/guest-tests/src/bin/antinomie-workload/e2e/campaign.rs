@@ -46,14 +46,12 @@
 //! `on` that captures every epoch (`reader --follow -w TRACE`) with the
 //! contender attached as well: it measures fidelity, whether each tracer
 //! recorded the attr the kernel used (`fidelity.rs`). Capture's records say
-//! what the kernel used (the ENTRY's attr, or the kernel's own copy in the
-//! EXIT with `ANTINOMIE_EXIT_F_ATTR_MISMATCH` when a racing writer changed
-//! the attr between the two reads); on every call the writer does not
-//! touch, that must be the bytes placed. Per call, the contender's attr is
-//! compared with it over the bytes both have; the pass counts the
-//! contender's wrong, unread and truncated attrs, and capture's flagged
-//! calls. The differential holds this pass to the first as well: both
-//! tracers at once must not change a call either.
+//! what the kernel used (the ENTRY's attr is the kernel's own copy, its one
+//! read of the call); on every call the writer does not touch, that must
+//! be the bytes placed. Per call, the contender's attr is compared with it
+//! over the bytes both have; the pass counts the contender's wrong, unread
+//! and truncated attrs. The differential holds this pass to the first as
+//! well: both tracers at once must not change a call either.
 //!
 //! Checks, each failing the run with a line that says what differed:
 //!
@@ -75,8 +73,7 @@
 //! * no fd leaks: a pass ends with the fds it started with;
 //! * in a pass `on+bpf`: both tracers recorded each thread's calls, with
 //!   the same argument words; capture's record of a call the racing writer
-//!   does not touch is the bytes placed, without `ATTR_MISMATCH`; and
-//!   every `ATTR_MISMATCH` comes with the kernel's copy.
+//!   does not touch is the bytes placed.
 //!
 //! The racing writer's calls are drawn from the seed like the others, so
 //! every pass makes them at the same positions; their result depends on
@@ -348,7 +345,7 @@ fn run(args: &Args) -> Result<bool, String> {
         println!("{line}");
         if let Some(f) = &tally.fidelity {
             println!(
-                "campaign: pass {i} ({kind:?}): fidelity over {} calls ({} racing-writer calls): BPF contender: attr not what the kernel used {} ({} of them racing-writer calls), attr read failed {} ({} where the kernel read the attr), truncated at 136 bytes {}; capture: ENTRY not the kernel's copy {} (each flagged with the kernel's bytes in the EXIT), record not what the kernel used {}",
+                "campaign: pass {i} ({kind:?}): fidelity over {} calls ({} racing-writer calls): BPF contender: attr not what the kernel used {} ({} of them racing-writer calls), attr read failed {} ({} where the kernel read the attr), truncated at 136 bytes {}; capture: record not what the kernel used {}",
                 f.calls,
                 f.racy,
                 f.contender_wrong,
@@ -356,7 +353,6 @@ fn run(args: &Args) -> Result<bool, String> {
                 f.contender_unread,
                 f.contender_unread_kernel_read,
                 f.contender_truncated,
-                f.capture_flagged,
                 f.capture_wrong
             );
         }

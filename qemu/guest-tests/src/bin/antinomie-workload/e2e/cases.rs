@@ -1,4 +1,4 @@
-//! The `e2e` script's calls: the main thread's case list, the double fetch
+//! The `e2e` script's calls: the main thread's case list, a change of the attr
 //! made with userfaultfd, the group that ends in `E2BIG`, and the pinned
 //! threads on every CPU.
 
@@ -217,21 +217,24 @@ pub(super) fn main_cases(c: &mut Caller) {
     close(c.simple("clockid-negative", &clk, 0));
 }
 
-/// A double fetch on purpose, made deterministic with userfaultfd: the
-/// attr's first 40 bytes end page A, the rest starts page B, which is
-/// registered for missing-page faults. The capture copies page by page:
-/// it reads A, then faults on B, and the handler thread changes `config`
-/// in A (`CPU_CLOCK` to `TASK_CLOCK`) before it fills B. So the capture holds
-/// the old `config` and `perf_copy_attr()` reads the new one: ENTRY
-/// records what was passed, EXIT carries the kernel's copy, logged here as
-/// `kernel_attr_hex`. `sample_max_stack` is non-zero so that the kernel's
-/// copy is exactly the changed bytes (it replaces a zero one).
-pub(super) fn double_fetch(c: &mut Caller) -> Result<(), String> {
+/// User memory changed during the call, after the kernel read it, made
+/// deterministic with userfaultfd: the attr's first 40 bytes end page A,
+/// the rest starts page B, which is registered for missing-page faults.
+/// `perf_copy_attr()`'s copy reads A, then faults on B, and the handler
+/// thread changes `config` in A (`CPU_CLOCK` to `TASK_CLOCK`) before it
+/// fills B; the copy goes on from B. So the kernel used the old `config`,
+/// and the capture, which is the kernel's own copy (ABI version 4: there
+/// is one read of the attr), must hold exactly what was passed, logged as
+/// the memory at the call, not the changed bytes. (With ABI version 3 the
+/// capture read the attr itself first and this was a double fetch.)
+/// `sample_max_stack` is non-zero so that the kernel's copy, taken before
+/// `perf_copy_attr()` replaces a zero one, is the bytes passed, and so
+/// that a filter can find this call.
+pub(super) fn change_during_the_call(c: &mut Caller) -> Result<(), String> {
     const IN_A: usize = 40;
     let mut attr = Attr::sw(PERF_COUNT_SW_CPU_CLOCK);
     attr.u16_at(108, 0x10);
     let before = attr.build();
-    let after = attr.u64_at(8, PERF_COUNT_SW_TASK_CLOCK).build();
 
     // SAFETY: userfaultfd(2) takes flags only.
     let raw = unsafe { libc::syscall(libc::SYS_userfaultfd, libc::O_CLOEXEC) };
@@ -285,7 +288,7 @@ pub(super) fn double_fetch(c: &mut Caller) -> Result<(), String> {
             return Err(format!("fault at {:#x}, not in page B", msg.address));
         }
         // SAFETY: config (bytes 8..16 of the attr) lies in page A, which
-        // is mapped read-write; the capture has already copied it.
+        // is mapped read-write; the kernel's copy has already read it.
         unsafe {
             std::ptr::write_unaligned(
                 (attr_addr + 8) as *mut u64,
@@ -318,7 +321,7 @@ pub(super) fn double_fetch(c: &mut Caller) -> Result<(), String> {
                         // `mapping`; reading page B faults into `handler`, which fills it.
     let ret = unsafe {
         c.issue(
-            "double-fetch-uffd",
+            "changed-during-the-call-uffd",
             attr_addr as *mut u8,
             Some(memory),
             [0, any, any],
@@ -330,12 +333,9 @@ pub(super) fn double_fetch(c: &mut Caller) -> Result<(), String> {
         .map_err(|_| "the userfaultfd handler panicked".to_owned())?;
     drop(owned);
     fault_served?;
-    if let Some(r) = c.records.last_mut() {
-        r.kernel_attr_hex = Some(hex(&after));
-    }
     close(ret);
     if ret < 0 {
-        return Err(format!("double-fetch-uffd failed with {ret}"));
+        return Err(format!("changed-during-the-call-uffd failed with {ret}"));
     }
     Ok(())
 }

@@ -107,7 +107,7 @@ pub fn online_cpus() -> Vec<u32> {
         .collect()
 }
 
-/// `<linux/userfaultfd.h>` of the pinned uapi, for `cases::double_fetch`: libc
+/// `<linux/userfaultfd.h>` of the pinned uapi, for `cases::change_during_the_call`: libc
 /// has the syscall number, not the ioctls or their structs.
 // The structs keep the uapi's field names.
 #[allow(clippy::struct_field_names)]

@@ -2,10 +2,9 @@
 //! calls, so that each call's attr as each tracer recorded it can be held
 //! against the attr the kernel used.
 //!
-//! What the kernel used comes from capture's records: the ENTRY's attr is
-//! read as `perf_copy_attr()` is about to read it, and when the kernel's
-//! own read differs (a racing writer in between), the EXIT carries the
-//! kernel's bytes with `ANTINOMIE_EXIT_F_ATTR_MISMATCH`. That view is
+//! What the kernel used comes from capture's records: since ABI version 4
+//! the ENTRY's attr is the kernel's own copy, taken from
+//! `perf_copy_attr()`'s variables, the one read of the call. That view is
 //! checked in turn against the bytes the campaign placed, on every call the
 //! racing writer does not touch (their memory holds still, so the kernel
 //! read exactly those). The contender's attr (its `min(size, 136)` bytes
@@ -38,27 +37,11 @@ impl AttrView {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct CaptureCall {
     pub(super) tid: u32,
+    /// When the call began (the ENTRY's `start_ns`).
     pub(super) time_ns: u64,
     pub(super) args: [u64; 6],
-    /// The ENTRY's attr: what capture read before the kernel did.
-    pub(super) entry: AttrView,
-    /// `ANTINOMIE_EXIT_F_ATTR_MISMATCH` was set.
-    pub(super) flagged: bool,
-    /// The EXIT's item with `ANTINOMIE_CAPTURE_F_KERNEL_COPY`, if any.
-    pub(super) kernel_copy: Option<AttrView>,
-}
-
-impl CaptureCall {
-    /// What the kernel used, by capture's records; an error for a flag
-    /// without the kernel's bytes or the kernel's bytes without the flag.
-    pub(super) fn kernel_view(&self) -> Result<&AttrView, String> {
-        match (self.flagged, &self.kernel_copy) {
-            (true, Some(k)) => Ok(k),
-            (false, None) => Ok(&self.entry),
-            (true, None) => Err("ATTR_MISMATCH without the kernel's copy".into()),
-            (false, Some(_)) => Err("the kernel's copy without ATTR_MISMATCH".into()),
-        }
-    }
+    /// The ENTRY's attr: the kernel's own copy, what it used.
+    pub(super) kernel: AttrView,
 }
 
 /// The contender's record of one call's entry.
@@ -100,8 +83,8 @@ fn args_at(b: &[u8], off: usize) -> Result<[u64; 6], String> {
     Ok(args)
 }
 
-/// The attr item of an ENTRY or EXIT (`struct antinomie_capture` at `b`).
-fn capture_item(b: &[u8]) -> Result<(u32, AttrView), String> {
+/// The attr item of an ENTRY (`struct antinomie_capture` at `b`).
+fn capture_item(b: &[u8]) -> Result<AttrView, String> {
     let (hdr_size, status, flags) = (usize_at(b, 4)?, u32_at(b, 16)?, u32_at(b, 20)?);
     let (declared, copied) = (u32_at(b, 24)?, usize_at(b, 28)?);
     let head = slice(b, hdr_size, copied)?.to_vec();
@@ -109,23 +92,34 @@ fn capture_item(b: &[u8]) -> Result<(u32, AttrView), String> {
     let size_read = status != abi::STATUS_NULL_PTR
         && status != abi::STATUS_NOT_APPLICABLE
         && flags & abi::CAPTURE_F_SIZE_FAULT == 0;
-    // The kernel's copy holds the size word as read; its declared_size is
-    // the size the kernel used (64 for a size word of 0).
+    // The kernel's copy holds the size word as read. Without bytes only
+    // declared_size tells it, the size the kernel used, which is 64 for a
+    // size word of 64 or of 0: that one is not known.
     let size_word = if head.len() >= 8 {
         Some(u32_at(&head, 4)?)
     } else {
-        size_read.then_some(declared)
+        size_read.then_some(declared).filter(|&d| d != VER0_SIZE)
     };
-    Ok((flags, AttrView { size_word, head }))
+    Ok(AttrView { size_word, head })
 }
+
+/// `PERF_ATTR_SIZE_VER0`, the size the kernel takes a size word of 0 for.
+const VER0_SIZE: u32 = 64;
 
 /// Every call of a trace file (`reader -w`: see reader/src/trace/mod.rs),
 /// ENTRY and EXIT paired by call id; an error for a malformed file or a
 /// record without its pair.
 pub(super) fn capture_calls(trace: &[u8]) -> Result<Vec<CaptureCall>, String> {
     const FRAME_RECORDS: u32 = 1;
-    if !trace.starts_with(b"ANTI-TRC") || u32_at(trace, 8)? != 1 {
-        return Err("not a trace file of version 1".into());
+    if !trace.starts_with(b"ANTI-TRC") || u32_at(trace, 8)? != 2 {
+        return Err("not a trace file of version 2".into());
+    }
+    if u32_at(trace, 12)? != abi::ABI_VERSION {
+        return Err(format!(
+            "a trace of ABI version {}, this program reads {}",
+            u32_at(trace, 12)?,
+            abi::ABI_VERSION
+        ));
     }
     let mut pos = usize_at(trace, 16)?;
     let mut entries: HashMap<u64, CaptureCall> = HashMap::new();
@@ -152,36 +146,20 @@ pub(super) fn capture_calls(trace: &[u8]) -> Result<Vec<CaptureCall>, String> {
             match kind {
                 abi::RECORD_ENTRY => {
                     let item = body.get(usize_at(body, 0)?..).ok_or("no item")?;
-                    let (_, entry) = capture_item(item)?;
                     let call = CaptureCall {
                         tid: u32_at(rec, 36)?,
-                        time_ns: u64_at(rec, 24)?,
+                        time_ns: u64_at(body, 56)?,
                         args: args_at(body, 8)?,
-                        entry,
-                        flagged: false,
-                        kernel_copy: None,
+                        kernel: capture_item(item)?,
                     };
                     if entries.insert(call_id, call).is_some() {
                         return Err(format!("two ENTRYs of call {call_id:#x}"));
                     }
                 }
                 abi::RECORD_EXIT => {
-                    let mut call = entries
+                    let call = entries
                         .remove(&call_id)
                         .ok_or_else(|| format!("an EXIT of call {call_id:#x} without its ENTRY"))?;
-                    call.flagged = u32_at(body, 4)? & abi::EXIT_F_ATTR_MISMATCH != 0;
-                    let mut item_at = usize_at(body, 0)?;
-                    for _ in 0..u32_at(body, 28)? {
-                        let item = body.get(item_at..).ok_or("an item past the record")?;
-                        let (flags, view) = capture_item(item)?;
-                        if flags & abi::CAPTURE_F_KERNEL_COPY != 0 {
-                            call.kernel_copy = Some(view);
-                        }
-                        match usize_at(item, 0)? {
-                            0 => return Err(format!("an item of size 0 in call {call_id:#x}")),
-                            size => item_at += size,
-                        }
-                    }
                     calls.push(call);
                 }
                 _ => {}
@@ -254,11 +232,8 @@ pub(super) struct Fidelity {
     pub(super) contender_unread_kernel_read: u64,
     /// Its attr cut at 136 bytes.
     pub(super) contender_truncated: u64,
-    /// Capture's ENTRY differs from the kernel's copy, flagged, with the
-    /// kernel's bytes in the EXIT.
-    pub(super) capture_flagged: u64,
-    /// Capture's record (ENTRY, or the EXIT's kernel copy) not what the
-    /// kernel used: each also goes to the errors.
+    /// Capture's record not what the kernel used (on a call nothing
+    /// raced): each also goes to the errors.
     pub(super) capture_wrong: u64,
     /// What fails the run, one line each.
     pub(super) errors: Vec<String>,
@@ -288,15 +263,7 @@ impl Fidelity {
             ));
             return;
         }
-        let kernel = match c.capture.kernel_view() {
-            Ok(k) => k,
-            Err(why) => {
-                self.capture_wrong += 1;
-                self.errors.push(format!("{what}: {why}"));
-                return;
-            }
-        };
-        self.capture_flagged += u64::from(c.capture.flagged);
+        let kernel = &c.capture.kernel;
         if !c.racy {
             let placed = AttrView {
                 size_word: c
@@ -305,11 +272,10 @@ impl Fidelity {
                     .map(|w| u32::from_le_bytes(w.try_into().expect("4 bytes"))),
                 head: c.placed.to_vec(),
             };
-            if c.capture.flagged || kernel.differs(&placed) {
+            if kernel.differs(&placed) {
                 self.capture_wrong += 1;
                 self.errors.push(format!(
-                    "{what}: nothing rewrote the attr, yet capture's record (flagged {}) is {kernel:x?} where {placed:x?} was placed",
-                    c.capture.flagged
+                    "{what}: nothing rewrote the attr, yet capture's record is {kernel:x?} where {placed:x?} was placed"
                 ));
             }
         }
@@ -346,14 +312,12 @@ mod tests {
         }
     }
 
-    fn capture_call(entry: &[u8], kernel: Option<&[u8]>) -> CaptureCall {
+    fn capture_call(kernel: &[u8]) -> CaptureCall {
         CaptureCall {
             tid: 7,
-            time_ns: 5,
+            time_ns: 4,
             args: [0x1000, 0, u64::MAX, u64::MAX, 8, 0],
-            entry: view(entry),
-            flagged: kernel.is_some(),
-            kernel_copy: kernel.map(view),
+            kernel: view(kernel),
         }
     }
 
@@ -386,10 +350,10 @@ mod tests {
     #[test]
     fn a_racing_writer_between_the_reads_counts_against_the_contender_only() {
         let (a, b) = (attr(136, 1), attr(136, 2));
-        // The contender and capture read a; the kernel read b, and capture's
-        // EXIT says so.
+        // The contender read a; the kernel read b, and capture recorded
+        // the kernel's copy.
         let f = count(&[(
-            capture_call(&a, Some(&b)),
+            capture_call(&b),
             contender_call(1, view(&a)),
             true,
             a.clone(),
@@ -398,16 +362,11 @@ mod tests {
             (f.calls, f.racy, f.contender_wrong, f.contender_wrong_racy),
             (1, 1, 1, 1)
         );
-        assert_eq!((f.capture_flagged, f.capture_wrong), (1, 0));
+        assert_eq!(f.capture_wrong, 0);
         assert!(f.errors.is_empty(), "{:?}", f.errors);
         // The contender read after the writer, as the kernel did: right.
-        let f = count(&[(
-            capture_call(&a, Some(&b)),
-            contender_call(1, view(&b)),
-            true,
-            a,
-        )]);
-        assert_eq!((f.contender_wrong, f.capture_flagged), (0, 1));
+        let f = count(&[(capture_call(&b), contender_call(1, view(&b)), true, a)]);
+        assert_eq!(f.contender_wrong, 0);
     }
 
     #[test]
@@ -418,7 +377,7 @@ mod tests {
         let mut cut = view(kernel);
         cut.size_word = Some(200);
         let f = count(&[(
-            capture_call(kernel, None),
+            capture_call(kernel),
             contender_call(4, cut),
             false,
             placed.clone(),
@@ -428,7 +387,7 @@ mod tests {
         // A failed read: no bytes to compare, counted as unread, and as
         // unread where the kernel did read.
         let f = count(&[(
-            capture_call(kernel, None),
+            capture_call(kernel),
             contender_call(
                 3,
                 AttrView {
@@ -449,7 +408,7 @@ mod tests {
         );
         // A different size word alone is a difference.
         let f = count(&[(
-            capture_call(kernel, None),
+            capture_call(kernel),
             contender_call(
                 3,
                 AttrView {
@@ -466,52 +425,36 @@ mod tests {
     #[test]
     fn capture_is_held_to_the_placed_bytes_where_nothing_races() {
         let (a, b) = (attr(64, 1), attr(64, 2));
-        // An unflagged ENTRY that is not what was placed: a bug.
+        // A record that is not what was placed: a bug.
         let f = count(&[(
-            capture_call(&b, None),
+            capture_call(&b),
             contender_call(1, view(&a)),
             false,
             a.clone(),
         )]);
         assert_eq!((f.capture_wrong, f.errors.len()), (1, 1));
-        // A flag where nothing raced: a bug too.
+        // Where a writer raced, the kernel may have read either.
         let f = count(&[(
-            capture_call(&a, Some(&a)),
-            contender_call(1, view(&a)),
-            false,
+            capture_call(&b),
+            contender_call(1, view(&b)),
+            true,
             a.clone(),
         )]);
-        assert_eq!((f.capture_wrong, f.errors.len()), (1, 1));
-        // The flag without the kernel's bytes.
-        let mut c = capture_call(&a, None);
-        c.flagged = true;
-        let f = count(&[(c, contender_call(1, view(&a)), true, a.clone())]);
-        assert_eq!((f.capture_wrong, f.errors.len()), (1, 1));
+        assert_eq!((f.capture_wrong, f.errors.len()), (0, 0));
         // Calls of different arguments paired: an error, not a count.
         let mut other = contender_call(1, view(&a));
         other.args[4] = 0;
-        let f = count(&[(capture_call(&a, None), other, false, a)]);
+        let f = count(&[(capture_call(&a), other, false, a)]);
         assert_eq!((f.contender_wrong, f.errors.len()), (0, 1));
     }
 
-    /// A trace file of one call: the ENTRY's attr `entry`, the EXIT's
-    /// kernel copy `kernel` with the flag.
-    fn trace_of(entry: &[u8], kernel: Option<&[u8]>) -> Vec<u8> {
-        fn item(data: &[u8], flags: u32) -> Vec<u8> {
+    /// A trace file (format version 2) of one call whose ENTRY holds the
+    /// kernel's copy `kernel`, begun at time 4.
+    fn trace_of(kernel: &[u8]) -> Vec<u8> {
+        fn item(data: &[u8]) -> Vec<u8> {
             let len = u32::try_from(data.len()).unwrap();
             let mut it = Vec::new();
-            for v in [
-                40 + len.next_multiple_of(8),
-                40,
-                0,
-                1,
-                1,
-                flags,
-                len,
-                len,
-                0,
-                0,
-            ] {
+            for v in [40 + len.next_multiple_of(8), 40, 0, 1, 1, 0, len, len, 0, 0] {
                 it.extend_from_slice(&v.to_le_bytes());
             }
             it.extend_from_slice(data);
@@ -534,39 +477,33 @@ mod tests {
             r
         }
         let mut entry_body = Vec::new();
-        for v in [56u32, 1] {
+        for v in [64u32, 1] {
             entry_body.extend_from_slice(&v.to_le_bytes());
         }
-        for a in [0x1000u64, 0, u64::MAX, u64::MAX, 8, 0] {
+        for a in [0x1000u64, 0, u64::MAX, u64::MAX, 8, 0, 4] {
             entry_body.extend_from_slice(&a.to_le_bytes());
         }
-        entry_body.extend(item(entry, 0));
+        entry_body.extend(item(kernel));
         let mut exit_body = Vec::new();
-        let flags = if kernel.is_some() {
-            abi::EXIT_F_ATTR_MISMATCH
-        } else {
-            0
-        };
-        for v in [32u32, flags] {
+        for v in [40u32, 0] {
             exit_body.extend_from_slice(&v.to_le_bytes());
         }
         for v in [-22i64, 10] {
             exit_body.extend_from_slice(&v.to_le_bytes());
         }
-        for v in [0u32, u32::from(kernel.is_some())] {
+        for v in [0u32, 0] {
             exit_body.extend_from_slice(&v.to_le_bytes());
         }
-        if let Some(k) = kernel {
-            exit_body.extend(item(k, abi::CAPTURE_F_KERNEL_COPY));
-        }
+        exit_body.extend_from_slice(&0u64.to_le_bytes());
         let mut records = record(abi::RECORD_ENTRY, &entry_body);
         records.extend(record(abi::RECORD_EXIT, &exit_body));
         let mut t = b"ANTI-TRC".to_vec();
-        for v in [1u32, abi::ABI_VERSION, 24, 0] {
+        for v in [2u32, abi::ABI_VERSION, 24, 0] {
             t.extend_from_slice(&v.to_le_bytes());
         }
         for (kind, payload) in [
-            (2u32, 9u64.to_le_bytes().to_vec()),
+            (6u32, 0u64.to_le_bytes().to_vec()),
+            (2, 9u64.to_le_bytes().to_vec()),
             (1, records),
             (5, Vec::new()),
         ] {
@@ -579,15 +516,31 @@ mod tests {
     }
 
     #[test]
-    fn reads_a_call_and_its_kernel_copy_from_a_trace_file() {
-        let (a, b) = (attr(72, 1), attr(72, 2));
-        let calls = capture_calls(&trace_of(&a, Some(&b))).unwrap();
-        assert_eq!(calls, vec![capture_call(&a, Some(&b))]);
-        let calls = capture_calls(&trace_of(&a, None)).unwrap();
-        assert_eq!(calls, vec![capture_call(&a, None)]);
-        let mut cut = trace_of(&a, None);
+    fn reads_a_call_and_the_kernel_s_copy_from_a_trace_file() {
+        let a = attr(72, 1);
+        let calls = capture_calls(&trace_of(&a)).unwrap();
+        assert_eq!(calls, vec![capture_call(&a)]);
+        let mut cut = trace_of(&a);
         cut.truncate(cut.len() - 20);
         assert!(capture_calls(&cut).is_err());
+        // A trace of another ABI version is refused.
+        let mut old = trace_of(&a);
+        old[12..16].copy_from_slice(&(abi::ABI_VERSION - 1).to_le_bytes());
+        assert!(capture_calls(&old).unwrap_err().contains("ABI version"));
+    }
+
+    #[test]
+    fn a_size_word_of_0_or_64_is_not_told_apart_without_bytes() {
+        let item = |status: u32, declared: u32| {
+            let mut it = Vec::new();
+            for v in [40u32, 40, 0, 1, status, 0, declared, 0, 0, 0] {
+                it.extend_from_slice(&v.to_le_bytes());
+            }
+            capture_item(&it).unwrap()
+        };
+        assert_eq!(item(abi::STATUS_FAULT, 64).size_word, None);
+        assert_eq!(item(abi::STATUS_FAULT, 136).size_word, Some(136));
+        assert_eq!(item(abi::STATUS_INVALID_SIZE, 1).size_word, Some(1));
     }
 
     #[test]
