@@ -306,6 +306,13 @@ impl CallSpec {
     fn write_entry(&mut self, r: &mut RingBuilder) {
         self.entry_pos = r.entry(&self.entry());
     }
+
+    /// Writes the ENTRY and then the EXIT to `r`: a call that stays on the
+    /// CPU that named it.
+    fn write_both(&mut self, r: &mut RingBuilder) {
+        self.write_entry(r);
+        r.exit(&self.exit());
+    }
 }
 
 /// Two rings (CPUs 0 and 1, 16 KiB each, CPU 1's wrapping around the end
@@ -333,8 +340,7 @@ pub fn scenario() -> Vec<RingBuilder> {
         Some(CaptureSpec::complete(&sw_clock(136))),
         3,
     );
-    c.write_entry(&mut r0);
-    r0.exit(&c.exit());
+    c.write_both(&mut r0);
 
     // 2. Flags outside PERF_FLAG_ALL: the attr is not read.
     let mut c = call(
@@ -344,8 +350,7 @@ pub fn scenario() -> Vec<RingBuilder> {
         Some(CaptureSpec::empty(abi::STATUS_NOT_APPLICABLE, 0)),
         -22,
     );
-    c.write_entry(&mut r1);
-    r1.exit(&c.exit());
+    c.write_both(&mut r1);
 
     // 3. NULL attr.
     let mut c = call(
@@ -355,8 +360,7 @@ pub fn scenario() -> Vec<RingBuilder> {
         Some(CaptureSpec::empty(abi::STATUS_NULL_PTR, 0)),
         -14,
     );
-    c.write_entry(&mut r0);
-    r0.exit(&c.exit());
+    c.write_both(&mut r0);
 
     // 4. size 1: invalid, E2BIG, the kernel writes 136 back.
     let mut c = call(
@@ -368,8 +372,7 @@ pub fn scenario() -> Vec<RingBuilder> {
     );
     c.exit_flags = abi::EXIT_F_SIZE_WRITTEN;
     c.required_size = 136;
-    c.write_entry(&mut r1);
-    r1.exit(&c.exit());
+    c.write_both(&mut r1);
 
     // 5. Migrates: ENTRY on CPU 0, EXIT on CPU 1. A cache event with a
     // frequency, unknown sample_type bits and a reserved bit set.
@@ -407,8 +410,7 @@ pub fn scenario() -> Vec<RingBuilder> {
     );
     c.exit_flags = abi::EXIT_F_SIZE_WRITTEN | abi::EXIT_F_SIZE_STORE_FAULT;
     c.required_size = 136;
-    c.write_entry(&mut r0);
-    r0.exit(&c.exit());
+    c.write_both(&mut r0);
 
     // 7. A VER0 breakpoint: bp_len (offset 64) is absent.
     let mut a = attr(64);
@@ -425,8 +427,7 @@ pub fn scenario() -> Vec<RingBuilder> {
         Some(CaptureSpec::complete(&a[..64])),
         4,
     );
-    c.write_entry(&mut r1);
-    r1.exit(&c.exit());
+    c.write_both(&mut r1);
 
     // 8. size 200 with a zero tail: truncated, the kernel's copy of the
     // first 136 bytes.
@@ -442,13 +443,11 @@ pub fn scenario() -> Vec<RingBuilder> {
         5,
     );
     c.exit_flags = abi::EXIT_F_ATTR_COPIED;
-    c.write_entry(&mut r0);
-    r0.exit(&c.exit());
+    c.write_both(&mut r0);
 
     // 9. The kernel's copy of a VER8 attr faulted (at offset 72, say): it
     // does not say where, and keeps nothing.
-    let mut item = CaptureSpec::empty(abi::STATUS_FAULT, 136);
-    item.fault_offset = 0;
+    let item = CaptureSpec::empty(abi::STATUS_FAULT, 136);
     let mut c = call(
         id(1, 9),
         at(9),
@@ -456,8 +455,7 @@ pub fn scenario() -> Vec<RingBuilder> {
         Some(item),
         -14,
     );
-    c.write_entry(&mut r1);
-    r1.exit(&c.exit());
+    c.write_both(&mut r1);
 
     // 10. E2BIG from perf_event_validate_size: copied, no size stored.
     let mut a = sw_clock(136);
@@ -471,8 +469,7 @@ pub fn scenario() -> Vec<RingBuilder> {
         -7,
     );
     c.exit_flags = abi::EXIT_F_ATTR_COPIED;
-    c.write_entry(&mut r0);
-    r0.exit(&c.exit());
+    c.write_both(&mut r0);
 
     // 11. Both records of a call dropped on CPU 1: a LOST record follows.
     let c = call(id(1, 11), at(11), args(ATTR_PTR, 0, -1, -1, 0), None, 0);
@@ -506,8 +503,7 @@ pub fn scenario() -> Vec<RingBuilder> {
         Some(CaptureSpec::complete(&a)),
         -2,
     );
-    c.write_entry(&mut r1);
-    r1.exit(&c.exit());
+    c.write_both(&mut r1);
 
     // 14. A compat call (ia32): args are zero-extended 32-bit values.
     let mut c = call(
@@ -561,8 +557,7 @@ pub fn scenario() -> Vec<RingBuilder> {
         Some(CaptureSpec::complete(&sw_clock(136))),
         9,
     );
-    c.write_entry(&mut r0);
-    r0.exit(&c.exit());
+    c.write_both(&mut r0);
 
     // 19. The size word unreadable: a fault at offset 4, declared size 0.
     let mut item = CaptureSpec::empty(abi::STATUS_FAULT, 0);
@@ -575,8 +570,7 @@ pub fn scenario() -> Vec<RingBuilder> {
         Some(item),
         -14,
     );
-    c.write_entry(&mut r0);
-    r0.exit(&c.exit());
+    c.write_both(&mut r0);
 
     // 20. An EXIT whose ENTRY an earlier reader read: written on CPU 1
     // before the position this reader begins reading that ring at.
