@@ -3,12 +3,7 @@
  * Antinomie: capture of perf_event_open(2) calls into per-CPU rings that
  * user space maps from /dev/antinomie.
  *
- * This is the canonical copy, kept as abi/antinomie.h in the Antinomie
- * repository; the uapi header of the kernel series must be byte-identical
- * to it. Layouts are checked by BUILD_BUG_ON()s in the
- * kernel, by const asserts in the Rust mirror (crate antinomie-abi), and by
- * a test that compiles this header and compares every size, offset and
- * constant with that mirror.
+ * The kernel checks the layouts with BUILD_BUG_ON()s.
  *
  * Conventions: fields are fixed width and naturally aligned, with no
  * implicit padding. Every structure states its own size so that it can
@@ -66,14 +61,15 @@
  * so no stale kernel memory shows. They keep what no reader has read yet,
  * for a later reader, until SET_RING_SIZE replaces them; rings with nothing
  * unread (every record consumed, every drop reported) are freed once no
- * file has the device open, nothing maps them and capture is off, and the
- * next open allocates new ones, positions and counters from 0.
+ * file has the device open, nothing maps them, capture is off and no call
+ * captured before is still running, and the next open allocates new ones,
+ * positions and counters from 0.
  *
  * MEMORY ORDERING
  *
  * A ring has one producer, the kernel, and one consumer. The producer runs
  * only in perf_event_open() on the ring's CPU, with preemption disabled
- * from its clock read to (A). Interrupts and NMIs never enter a syscall,
+ * from its reservation to (A). Interrupts and NMIs never enter a syscall,
  * so nothing else produces on that CPU meanwhile, and the reservation
  * needs no lock and no atomic read-modify-write. Positions are
  * free-running u64 byte counts that do not wrap in practice; the record
@@ -238,11 +234,13 @@ struct antinomie_consumer {
  * checks that sizes nest and stay within [consumer_pos, producer_pos).
  *
  * A captured call gives one ENTRY and one EXIT with the same call_id, on
- * one ring or two, as the task can migrate between them. Within a ring
- * time_ns never decreases: the clock is read with preemption disabled just
- * before reservation. ANTINOMIE_IOC_DISABLE stops the capture of new
- * calls; a call that began while capture was on still produces its ENTRY
- * and its EXIT.
+ * one ring or two, as the task can migrate between them; both go to the
+ * same ring set unless that set is replaced while the call runs (see
+ * ENTRY_GONE). Within a ring time_ns never decreases (see @time_ns).
+ * ANTINOMIE_IOC_DISABLE stops the capture of new calls; a call that began
+ * while capture was on still produces its ENTRY and its EXIT, which may
+ * come long after (the call may sleep in a page fault while the kernel
+ * reads its attr).
  *
  * No silent loss: a record that does not fit is dropped and counted in the
  * ring's meta lost[reason]. Before the next record written to that ring,
@@ -252,9 +250,9 @@ struct antinomie_consumer {
  * EXIT is counted once: in meta produced (and is in the ring) or in one
  * meta lost[] slot (and is, or will be, in one LOST record, except for
  * RING_BROKEN). The losses not reported yet are meta lost[r] minus the sum
- * of the LOST records'. A call that finds no rings at all (they are being
- * replaced or freed, so nobody maps them) is not captured: it produces no
- * record and counts none.
+ * of the LOST records'. A call that began while capture was on always
+ * finds rings for its records: rings are freed only once no such call is
+ * running.
  */
 #define ANTINOMIE_RECORD_ALIGN		8
 
@@ -295,8 +293,12 @@ struct antinomie_consumer {
  * @flags: ANTINOMIE_RECORD_F_*.
  * @call_id: id of the call, shared by its ENTRY and EXIT; see CALL IDS.
  *	0 in LOST records.
- * @time_ns: CLOCK_MONOTONIC (initial time namespace) read just before the
- *	record was reserved.
+ * @time_ns: CLOCK_MONOTONIC (initial time namespace): for an EXIT or a LOST
+ *	record, read just before the record was reserved, with preemption
+ *	disabled; for an ENTRY, its call's start_ns if the task has not been
+ *	switched out since the call began (no other task has run on its CPU
+ *	then, so no record has been written to that ring in between), else
+ *	read likewise. So within a ring it never decreases.
  * @pid: thread-group id of the caller in the initial pid namespace; 0 in
  *	LOST records.
  * @tid: thread id of the caller, likewise.
@@ -328,11 +330,11 @@ struct antinomie_record_header {
  * @size: bytes of this structure; the capture items start here.
  * @nr_items: capture items that follow; perf_event_open() has one, for
  *	argument 0 (attr_uptr), whatever its status.
- * @args: the six argument registers as syscall_get_arguments() reads them
- *	(zero-extended from a compat entry).
+ * @args: the six argument words as the syscall read them from its
+ *	registers: an ia32 call's 32-bit words zero-extended.
  * @start_ns: CLOCK_MONOTONIC (initial time namespace) read when the call
  *	entered perf_event_open(), before the kernel read any argument; the
- *	record's own time_ns is when it was written, not earlier.
+ *	record's time_ns is not earlier (see there).
  */
 struct antinomie_entry {
 	__u32	size;
@@ -356,11 +358,15 @@ struct antinomie_entry {
  *                 copied the attr: copied_len = eff, the bytes as it
  *                 copied them, before perf_copy_attr() rewrites any (size
  *                 0, sample_max_stack 0, unset branch privilege bits).
- * NULL_PTR:       the pointer is 0 and reading its size word faulted.
+ *                 The kernel reads the size word twice, for eff and then
+ *                 in the copy: with a writer racing the call, the size
+ *                 in the data can differ from declared_size.
+ * NULL_PTR:       the pointer (as the syscall read it: an ia32 call's
+ *                 32 bits) is 0 and reading its size word faulted.
  *                 The kernel reads through a NULL pointer like any
  *                 other: with a page mapped at 0 (vm.mmap_min_addr 0, or
  *                 CAP_SYS_RAWIO), the status is that of any other pointer.
- * FAULT:          a read of the kernel's faulted. With SIZE_FAULT it was
+ * FAULT:          a read the kernel made faulted. With SIZE_FAULT it was
  *                 the size word's, and fault_offset is 4. Otherwise
  *                 copy_struct_from_user() faulted: in its check that the
  *                 tail [attr_max, eff) is zero, which it makes first, or
@@ -388,6 +394,7 @@ struct antinomie_entry {
  * struct antinomie_capture.flags. TAIL_ZERO and TAIL_NONZERO give the
  * kernel's E2BIG criterion for eff > attr_max: only a non-zero tail fails.
  * SIZE_FAULT: reading the size word itself faulted, so declared_size is 0.
+ * Other bits are zero.
  */
 #define ANTINOMIE_CAPTURE_F_TAIL_ZERO		(1U << 0)
 #define ANTINOMIE_CAPTURE_F_TAIL_NONZERO	(1U << 1)
@@ -442,9 +449,9 @@ struct antinomie_capture {
  * ENTRY_LOST: this call's ENTRY was dropped, and counted in the lost[]
  * of the ring it was offered to, so a reader must not wait for it.
  * ENTRY_GONE: this call's ENTRY (or the count of its loss) went to rings
- * that were replaced (ANTINOMIE_IOC_SET_RING_SIZE) or freed (the last
- * consumer closed with capture off) while the call ran; these rings
- * never held it, so a reader must not wait for it.
+ * that were replaced (ANTINOMIE_IOC_SET_RING_SIZE) while the call ran;
+ * these rings never held it, so a reader must not wait for it.
+ * Other bits are zero.
  */
 #define ANTINOMIE_EXIT_F_SIZE_STORE_FAULT	(1U << 0)
 #define ANTINOMIE_EXIT_F_SIZE_WRITTEN		(1U << 1)
@@ -468,10 +475,11 @@ struct antinomie_capture {
  * @nr_items: capture items that follow; none in ABI version 4.
  * @entry_pos: where the call's ENTRY was written in its ring, the ring of
  *	the CPU that named the call (call_id >> ANTINOMIE_CALL_ID_SEQ_BITS),
- *	or offered, if it was lost. A consumer that began reading that ring
- *	at a later position, because a consumer before it read the ENTRY
- *	(the rings outlive a consumer while they hold unread records or
- *	capture stays on), holds no such ENTRY, and must not wait for it.
+ *	or, if it was lost, where the LOST record that reports it goes. A
+ *	consumer that began reading that ring at a later position, because
+ *	a consumer before it read the ENTRY (the rings outlive a consumer
+ *	while they hold unread records, capture stays on or a captured call
+ *	is in flight), holds no such ENTRY, and must not wait for it.
  */
 struct antinomie_exit {
 	__u32	size;
