@@ -89,6 +89,7 @@ mod capture;
 mod contender;
 mod draw;
 mod fidelity;
+mod inject;
 mod pass;
 mod thread;
 
@@ -104,9 +105,10 @@ use super::random::Rng;
 use super::system::online_cpus;
 use arena::{race, serve_faults, Addr, Arena, R8, U0, U3};
 use capture::Tally;
-use draw::draw;
-use pass::{fault_injection, plan, run_pass, Setting};
-use thread::{calls_of_thread, Outcome};
+use draw::{draw, Allocating};
+use inject::Allocators;
+use pass::{plan, run_pass, Setting};
+use thread::{calls_of_thread, Outcome, FAIL_NTH_MAX};
 
 /// Streams of the seed: the plan uses `STREAM_BASE`, thread t `STREAM_BASE + t`
 /// (the `random` workload uses 1..=T, so the same seed draws other calls).
@@ -211,26 +213,34 @@ fn run(args: &Args) -> Result<bool, String> {
         .collect::<Result<Vec<_>, _>>()?;
     let stop = AtomicBool::new(false);
     let racy: Vec<Addr> = arenas.iter().map(|a| Addr(a.page(R8))).collect();
-    let injecting = fault_injection();
-    if args.require_fault_injection && !injecting {
-        return Err(
-            "no /proc/thread-self/fail-nth, and --require-fault-injection: the kernel lacks CONFIG_FAULT_INJECTION"
-                .into(),
-        );
+    // Restored when it drops, at the end of this function.
+    let mut injection = inject::setup();
+    if args.require_fault_injection {
+        if let Err(why) = injection.as_ref().and_then(|fi| fi.allocators.as_ref()) {
+            return Err(format!("--require-fault-injection: {why}"));
+        }
     }
+    let injecting = match &injection {
+        Ok(fi) => format!(
+            "on (one call in ten, at one of its first {FAIL_NTH_MAX} injection points, through /proc/thread-self/fail-nth); {}",
+            match &fi.allocators {
+                Ok(r) => format!(
+                    "user copies, slab and page allocations, the allocators' settings drawn per epoch, the stack filter rejecting {} ({:#x}..{:#x})",
+                    r.symbol, r.start, r.end
+                ),
+                Err(why) => format!("user copies only: {why}"),
+            }
+        ),
+        Err(why) => format!("off ({why})"),
+    };
     println!(
-        "campaign: seed {}, {} calls per pass from {threads} threads on {} CPUs, {} epochs of <= {} calls per thread, passes {:?}; fault injection: {}",
+        "campaign: seed {}, {} calls per pass from {threads} threads on {} CPUs, {} epochs of <= {} calls per thread, passes {:?}; fault injection: {injecting}",
         args.seed,
         args.calls,
         cpus.len(),
         epochs.len(),
         args.burst,
         args.passes,
-        if injecting {
-            "on (one call in ten, through /proc/thread-self/fail-nth)"
-        } else {
-            "off (no /proc/thread-self/fail-nth: a kernel without CONFIG_FAULT_INJECTION)"
-        }
     );
     let mut results: Vec<(PassKind, Vec<Vec<Outcome>>, Duration, Tally)> = Vec::new();
     std::thread::scope(|s| -> Result<(), String> {
@@ -257,7 +267,7 @@ fn run(args: &Args) -> Result<bool, String> {
                     &Setting {
                         epochs: &epochs,
                         cpus: &cpus,
-                        fault_injection: injecting,
+                        injection: injection.as_ref().ok(),
                     },
                     break_accounting,
                     &mut tally,
@@ -297,9 +307,15 @@ fn run(args: &Args) -> Result<bool, String> {
         r
     })?;
     drop(arenas);
+    let mut ok = true;
+    if let Ok(fi) = &mut injection {
+        if let Err(why) = fi.restore() {
+            println!("campaign: FAIL fault injection: {why}");
+            ok = false;
+        }
+    }
     let fds_after = open_fds();
 
-    let mut ok = true;
     let (first_kind, reference) = (results[0].0, &results[0].1);
     for (i, (kind, out, took, tally)) in results.iter().enumerate() {
         let calls: usize = out.iter().map(Vec::len).sum();
@@ -343,6 +359,7 @@ fn run(args: &Args) -> Result<bool, String> {
             );
         }
         println!("{line}");
+        println!("campaign: pass {i} ({kind:?}): {}", injection_line(out));
         if let Some(f) = &tally.fidelity {
             println!(
                 "campaign: pass {i} ({kind:?}): fidelity over {} calls ({} racing-writer calls): BPF contender: attr not what the kernel used {} ({} of them racing-writer calls), attr read failed {} ({} where the kernel read the attr), truncated at 136 bytes {}; capture: record not what the kernel used {}",
@@ -431,4 +448,69 @@ fn run(args: &Args) -> Result<bool, String> {
     }
     println!("campaign: {}", if ok { "passed" } else { "FAILED" });
     Ok(ok)
+}
+
+/// The calls of a pass by placement (those whose first read allocates)
+/// and by the allocators' setting, and the faults injected into them.
+fn injection_line(out: &[Vec<Outcome>]) -> String {
+    /// Calls, calls with a fault injected, those that reached it, and
+    /// those of them that failed with EFAULT.
+    type Count = [usize; 4];
+    let mut counts = std::collections::BTreeMap::<(Allocating, Option<Allocators>), Count>::new();
+    for o in out.iter().flatten() {
+        let c = counts.entry((o.allocating, o.allocators)).or_default();
+        let reached = o.fail_nth > 0 && o.fail_nth_left == 0;
+        let add = [
+            true,
+            o.fail_nth > 0,
+            reached,
+            reached && o.ret == -i64::from(libc::EFAULT),
+        ];
+        for (n, a) in c.iter_mut().zip(add) {
+            *n += usize::from(a);
+        }
+    }
+    let sum = |keep: &dyn Fn(Allocating, Option<Allocators>) -> bool| {
+        counts
+            .iter()
+            .filter(|((p, a), _)| keep(*p, *a))
+            .fold([0; 4], |s, (_, c)| [0, 1, 2, 3].map(|i| s[i] + c[i]))
+    };
+    let places = [
+        (Allocating::MemfdHole, "before a memfd hole"),
+        (Allocating::SharedPage, "on an untouched shared page"),
+        (Allocating::No, "elsewhere"),
+    ];
+    let mut line = format!(
+        "attrs whose first read allocates: {} calls before a memfd hole, {} on an untouched shared page; the allocators' setting: ",
+        sum(&|p, _| p == Allocating::MemfdHole)[0],
+        sum(&|p, _| p == Allocating::SharedPage)[0],
+    );
+    let settings: Vec<Option<Allocators>> = if counts.keys().any(|(_, a)| a.is_some()) {
+        Allocators::ALL.map(Some).to_vec()
+    } else {
+        line.push_str("none (no allocator injection)");
+        vec![None]
+    };
+    let per_setting: Vec<String> = settings
+        .iter()
+        .flatten()
+        .map(|s| format!("{} {} calls", s.name(), sum(&|_, a| a == Some(*s))[0]))
+        .collect();
+    line.push_str(&per_setting.join(", "));
+    line.push_str("; faults injected (calls armed/reached it, of those EFAULT): ");
+    let mut parts = Vec::new();
+    for (place, name) in places {
+        let cells: Vec<String> = settings
+            .iter()
+            .map(|&setting| {
+                let c = sum(&|p, a| p == place && a == setting);
+                let at = setting.map_or(String::new(), |s| format!(" at {}", s.name()));
+                format!("{}/{} ({}){at}", c[1], c[2], c[3])
+            })
+            .collect();
+        parts.push(format!("{name} {}", cells.join(", ")));
+    }
+    line.push_str(&parts.join("; "));
+    line
 }

@@ -2,6 +2,9 @@
 //! handler that serves it, the racing writer, and how a call's bytes are
 //! placed in the arena.
 
+use std::fs::File;
+use std::os::fd::{AsRawFd, FromRawFd};
+use std::os::unix::fs::FileExt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -13,9 +16,16 @@ use crate::e2e::{DISABLED, PAGE};
 use super::draw::{Call, Place};
 
 /// The arena's pages (one mapping per thread): the userfaultfd window
-/// `U0 R1 R2 U3 N4`, the guarded window `R5 R6 N7` and the racing writer's
-/// page `R8 N9`. U: registered for missing-page faults; R: read-write;
-/// N: `PROT_NONE`.
+/// `U0 R1 R2 U3 N4`, the guarded window `R5 R6 N7`, the racing writer's
+/// page `R8 N9`, and the windows `W10 W11` and `S12`, then `N13`. U:
+/// registered for missing-page faults; R: read-write; N: `PROT_NONE`; W
+/// and S: `PROT_NONE` between calls, and during a call a memfd's two pages
+/// (W) or a shared anonymous page (S).
+///
+/// The windows lie in the arena, at the same addresses call after call,
+/// between mappings that stay: the page tables over them exist from the
+/// start and are never freed, so a call's first read of its attr
+/// allocates the attr's page and nothing else, every time.
 pub(super) const U0: usize = 0;
 const R1: usize = 1;
 pub(super) const U3: usize = 3;
@@ -23,7 +33,11 @@ const N4: usize = 4;
 pub(super) const N7: usize = 7;
 pub(super) const R8: usize = 8;
 const N9: usize = 9;
-const ARENA_PAGES: usize = 10;
+const W10: usize = 10;
+const W11: usize = 11;
+const S12: usize = 12;
+const N13: usize = 13;
+const ARENA_PAGES: usize = 14;
 
 /// A raw address that threads may share: every access through it is
 /// justified where it happens.
@@ -44,9 +58,14 @@ pub(super) struct Arena {
 impl Arena {
     pub(super) fn new() -> Result<Self, String> {
         let base = map_anonymous(ARENA_PAGES * PAGE).map_err(|e| format!("mmap: {e}"))?;
-        for page in [N4, N7, N9] {
+        for page in [N4, N7, N9, N13] {
             // The page lies inside the mapping just made.
             protect_none(base.wrapping_add(page * PAGE)).map_err(|e| format!("mprotect: {e}"))?;
+        }
+        for page in [W10, W11, S12] {
+            // SAFETY: a read-write page of the mapping just made: touched,
+            // so that the page tables over the windows exist.
+            unsafe { base.add(page * PAGE).write_volatile(1) };
         }
         let base = base as usize;
         // SAFETY: userfaultfd(2) takes flags only.
@@ -70,7 +89,66 @@ impl Arena {
             faults: Arc::new(AtomicU64::new(0)),
         };
         arena.unpopulate()?;
+        arena.close_windows()?;
         Ok(arena)
+    }
+
+    /// Maps `len` bytes at `page` of the arena, in place of what was there.
+    fn map_fixed(
+        &self,
+        page: usize,
+        len: usize,
+        prot: i32,
+        flags: i32,
+        fd: i32,
+    ) -> Result<(), String> {
+        let addr = self.page(page);
+        // SAFETY: replaces pages of this thread's own arena, which nothing
+        // refers to across this call.
+        let got = unsafe { libc::mmap(addr as *mut _, len, prot, flags | libc::MAP_FIXED, fd, 0) };
+        if got as usize == addr {
+            Ok(())
+        } else {
+            Err(format!(
+                "mmap MAP_FIXED at page {page}: {}",
+                std::io::Error::last_os_error()
+            ))
+        }
+    }
+
+    /// Makes the windows `PROT_NONE` again: the memfd and the shared page
+    /// of the last call are gone with their mappings.
+    pub(super) fn close_windows(&self) -> Result<(), String> {
+        self.map_fixed(
+            W10,
+            (N13 - W10) * PAGE,
+            libc::PROT_NONE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+        )
+    }
+
+    /// Maps a fresh memfd of two pages over `W10 W11`, `head` written at
+    /// the end of its first page; its second page is a hole.
+    fn open_memfd(&self, head: &[u8]) -> Result<(), String> {
+        // SAFETY: a NUL-terminated name and flags.
+        let fd = unsafe { libc::memfd_create(c"campaign".as_ptr(), libc::MFD_CLOEXEC) };
+        if fd < 0 {
+            return Err(format!("memfd_create: {}", std::io::Error::last_os_error()));
+        }
+        // SAFETY: the new memfd, owned by nothing else; closed when the
+        // File drops (the mapping keeps the file).
+        let file = unsafe { File::from_raw_fd(fd) };
+        file.set_len(2 * PAGE as u64)
+            .and_then(|()| file.write_all_at(head, (PAGE - head.len()) as u64))
+            .map_err(|e| format!("the memfd: {e}"))?;
+        self.map_fixed(
+            W10,
+            2 * PAGE,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED,
+            file.as_raw_fd(),
+        )
     }
 
     /// Makes U0 and U3 missing again, for the next call's faults: a fresh
@@ -230,11 +308,27 @@ pub(super) fn race(pages: &[Addr], stop: &AtomicBool) {
 }
 
 /// Places the call's bytes and returns the pointer and the placed range
-/// (start, length) to digest afterwards.
-pub(super) fn place(arena: &Arena, call: &Call) -> (usize, usize) {
+/// (start, length) to digest afterwards. A memfd or a shared page is mapped
+/// here, and must be closed after the call ([`Arena::close_windows`]).
+pub(super) fn place(arena: &Arena, call: &Call) -> Result<(usize, usize), String> {
     let bytes = &call.bytes;
-    match call.place {
+    Ok(match call.place {
         Place::Null => (0, 0),
+        Place::MemfdHole { k } => {
+            // The bytes past k are zero: the hole.
+            arena.open_memfd(&bytes[..k])?;
+            (arena.page(W11) - k, bytes.len())
+        }
+        Place::SharedPage => {
+            arena.map_fixed(
+                S12,
+                PAGE,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED | libc::MAP_ANONYMOUS,
+                -1,
+            )?;
+            (arena.page(S12), bytes.len())
+        }
         Place::Guarded { readable } => {
             let p = arena.page(N7) - readable;
             let n = readable.min(bytes.len());
@@ -294,5 +388,5 @@ pub(super) fn place(arena: &Arena, call: &Call) -> (usize, usize) {
             st[PAGE..PAGE + len - before].copy_from_slice(&bytes[before..len]);
             (p, len)
         }
-    }
+    })
 }

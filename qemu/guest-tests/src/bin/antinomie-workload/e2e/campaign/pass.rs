@@ -15,22 +15,19 @@ use super::capture::{check_epoch, counters, Reader, Tally};
 use super::contender::Contender;
 use super::draw::{draw, Place};
 use super::fidelity::{capture_calls, contender_calls, CaptureCall, Compared, Fidelity};
-use super::thread::{calls_of_thread, epoch_calls, thread_pass, FailNth, Outcome, Shared};
+use super::inject::{Allocators, FaultInjection};
+use super::thread::{calls_of_thread, epoch_calls, thread_pass, Outcome, Shared};
 use super::{Args, PassKind, STREAM_BASE};
 /// The ring sizes an epoch picks from, with their weights.
 const RING_SIZES: [(u64, u64); 4] = [(30, 4096), (20, 16384), (30, 65536), (20, 1 << 20)];
 
-/// What the device does during one burst of a pass `on`.
+/// What the device does during one burst of a pass `on`, and the
+/// allocators' fault-injection setting of the burst in every pass.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Epoch {
     capture: bool,
     ring_size: u64,
-}
-
-/// Whether the kernel injects faults on request (`CONFIG_FAULT_INJECTION`):
-/// then every pass draws them into its calls.
-pub(super) fn fault_injection() -> bool {
-    std::path::Path::new(FailNth::PATH).exists()
+    pub(super) allocators: Allocators,
 }
 
 /// What every pass of a campaign shares.
@@ -40,8 +37,9 @@ pub(super) struct Setting<'a> {
     pub epochs: &'a [Epoch],
     /// The online CPUs the threads are pinned to, round robin.
     pub cpus: &'a [u32],
-    /// Whether calls may be armed with `fail-nth` (the kernel can inject).
-    pub fault_injection: bool,
+    /// Fault injection, set up: calls may be armed with `fail-nth`; with
+    /// the allocators' too, each epoch applies its setting.
+    pub injection: Option<&'a FaultInjection>,
 }
 
 pub(super) fn plan(seed: u64, epochs: usize) -> Vec<Epoch> {
@@ -52,6 +50,7 @@ pub(super) fn plan(seed: u64, epochs: usize) -> Vec<Epoch> {
             Epoch {
                 capture: e == 0 || !off,
                 ring_size: rng.weighted(&RING_SIZES),
+                allocators: Allocators::ALL[rng.index(Allocators::ALL.len())],
             }
         })
         .collect()
@@ -71,11 +70,17 @@ pub(super) fn run_pass(
     let Setting {
         epochs,
         cpus,
-        fault_injection,
+        injection,
     } = *setting;
+    // The allocators' settings, where they are injection points.
+    let allocators = injection.filter(|fi| fi.allocators.is_ok());
     let shared = Shared {
         seed: args.seed,
-        fault_injection,
+        fault_injection: injection.is_some(),
+        allocators: epochs
+            .iter()
+            .map(|e| allocators.map(|_| e.allocators))
+            .collect(),
         cpus: cpus.to_vec(),
         leaders: (0..threads).map(|_| AtomicI32::new(BAD_FD)).collect(),
         barrier: Barrier::new(threads + 1),
@@ -144,6 +149,13 @@ pub(super) fn run_pass(
             // An epoch with capture off: the device held open through the
             // burst (so that its rings exist), and its counters before.
             let mut off_epoch = None;
+            // Every thread waits: the burst's allocator setting, the same
+            // in every pass.
+            if let (Ok(()), Some(fi)) = (&result, allocators) {
+                if let Err(why) = fi.apply(epoch.allocators) {
+                    result = Err(format!("epoch {e}: {why}"));
+                }
+            }
             if result.is_ok() && capturing {
                 let step = || -> Result<_, String> {
                     let dev = Device::open(&args.device)?;

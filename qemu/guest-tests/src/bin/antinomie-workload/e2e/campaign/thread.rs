@@ -10,8 +10,12 @@ use crate::e2e::random::{Rng, BAD_FD};
 use crate::e2e::{Attr, PERF_COUNT_SW_CPU_CLOCK, PERF_FLAG_FD_CLOEXEC};
 
 use super::arena::{place, Arena, N7};
-use super::draw::{draw, Call, Group, Place};
+use super::draw::{draw, Allocating, Call, Group, Place};
+use super::inject::Allocators;
 use super::{STREAM_BASE, STREAM_FAULT};
+
+/// How many of a call's first injection points `fail-nth` picks from.
+pub(super) const FAIL_NTH_MAX: u64 = 6;
 
 /// What a call did that a capture must not change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -30,6 +34,12 @@ pub(super) struct Outcome {
     /// else the slots the call did not reach. A capture that takes a slot
     /// of its own moves the injected fault, and this changes.
     pub(super) fail_nth_left: u32,
+    /// Whether the attr's placement allocates on its first read (the
+    /// same in every pass).
+    pub(super) allocating: Allocating,
+    /// The allocators' injection setting of the call's epoch (the same in
+    /// every pass; `None` where they are no injection points).
+    pub(super) allocators: Option<Allocators>,
 }
 
 const RET_FD: i64 = 1;
@@ -54,6 +64,9 @@ pub(super) struct Shared {
     pub(super) seed: u64,
     /// Draw fault injection (`/proc/thread-self/fail-nth`) into the calls.
     pub(super) fault_injection: bool,
+    /// Per epoch, the allocators' setting the main thread applied (`None`
+    /// where the allocators are no injection points).
+    pub(super) allocators: Vec<Option<Allocators>>,
     pub(super) cpus: Vec<u32>,
     /// Per thread, its leader's fd for the current pass.
     pub(super) leaders: Vec<AtomicI32>,
@@ -125,10 +138,18 @@ impl FailNth {
     }
 }
 
+/// A worker cannot fail alone (the others wait at the barrier): the
+/// process ends.
+fn fail(why: &str) -> ! {
+    eprintln!("campaign: FAIL {why}");
+    std::process::exit(1);
+}
+
 /// Makes one call and returns what it did; with `fail_nth` a fault is
 /// injected at that fault-injection point of the call.
 fn issue(arena: &Arena, call: &Call, group_fd: i32, fail_nth: Option<(&FailNth, u32)>) -> Outcome {
-    let (ptr, placed) = place(arena, call);
+    // A memfd or a shared page is made here, before fail-nth is armed.
+    let (ptr, placed) = place(arena, call).unwrap_or_else(|why| fail(&why));
     // ATOMICS: Acquire pairs with the handler's Release increment.
     let faults0 = arena.faults.load(Ordering::Acquire);
     // Last before the call: the thread's next fault-injection points
@@ -176,16 +197,13 @@ fn issue(arena: &Arena, call: &Call, group_fd: i32, fail_nth: Option<(&FailNth, 
         // from the staging copy, after the count above was taken).
         digest(unsafe { std::slice::from_raw_parts(ptr as *const u8, placed) })
     };
-    if matches!(
-        call.place,
-        Place::UffdBefore { .. } | Place::UffdAfter { .. }
-    ) {
-        if let Err(why) = arena.unpopulate() {
-            // A worker cannot fail alone (the others wait at the barrier).
-            eprintln!("campaign: FAIL {why}");
-            std::process::exit(1);
-        }
-    }
+    let reset = match call.place {
+        Place::UffdBefore { .. } | Place::UffdAfter { .. } => arena.unpopulate(),
+        // Gone only now, after fail-nth was read back and disarmed.
+        Place::MemfdHole { .. } | Place::SharedPage => arena.close_windows(),
+        _ => Ok(()),
+    };
+    reset.unwrap_or_else(|why| fail(&why));
     Outcome {
         ret,
         uffd_faults: faults,
@@ -193,6 +211,8 @@ fn issue(arena: &Arena, call: &Call, group_fd: i32, fail_nth: Option<(&FailNth, 
         compared: !matches!(call.place, Place::Racy { .. }),
         fail_nth: fail_nth.map_or(0, |(_, n)| n),
         fail_nth_left,
+        allocating: call.place.allocating(),
+        allocators: None,
     }
 }
 
@@ -273,13 +293,17 @@ pub(super) fn thread_pass(
                 Group::Bad => BAD_FD,
                 Group::NotPerf => arena.uffd,
             };
-            // One call in ten, one of its first four injection points.
+            // One call in ten, one of its first six injection points.
             let fail_nth = fail_file.as_ref().and_then(|f| {
-                fault_rng
-                    .percent(10)
-                    .then(|| (f, 1 + u32::try_from(fault_rng.below(4)).expect("< 4")))
+                fault_rng.percent(10).then(|| {
+                    let n = 1 + fault_rng.below(FAIL_NTH_MAX);
+                    (f, u32::try_from(n).expect("a few"))
+                })
             });
-            out.push(issue(arena, &call, group_fd, fail_nth));
+            out.push(Outcome {
+                allocators: shared.allocators[e],
+                ..issue(arena, &call, group_fd, fail_nth)
+            });
         }
         shared.barrier.wait();
     }
