@@ -6,11 +6,14 @@
 # kernel splat, an accounting mismatch or any call whose result, user memory,
 # userfaultfd faults or injected fault differ between the passes. On the
 # debug variant the campaign must inject faults (one call in ten, through
-# /proc/thread-self/fail-nth): a debug kernel without fault injection
-# fails the run rather than skip those draws.
+# /proc/thread-self/fail-nth, into user copies and slab and page
+# allocations, with the stack filter that keeps a call's injection points
+# the same from run to run): a debug kernel without them fails the run
+# rather than skip those draws.
 #
 # usage: scripts/campaign.sh [--calls N] [--seed S] [--burst B] [--timeout SECS]
 #                            [--variant V | --kernel PATH] [--passes off,on,bpf,on+bpf]
+#                            [--require-fault-injection]
 #                            [--test-break outcome|accounting]
 #                            [--bpf-variant tp|raw] [--log FILE]
 #   --calls N    calls per pass (default 20000, the test command's size);
@@ -20,7 +23,13 @@
 #   --variant    kernel variant to boot (default: debug; build it first with
 #                scripts/build-kernel.sh debug, and the image with
 #                qemu/build-initramfs.sh)
-#   --kernel     the bzImage to boot instead of a variant of this cache
+#   --kernel     the bzImage to boot instead of a variant of this cache; a
+#                kernel whose build's .config (three folders above a
+#                bzImage in arch/x86/boot) has CONFIG_FAULT_INJECTION=y is
+#                held to fault injection as the debug variant is
+#   --require-fault-injection
+#                fail unless the campaign injects faults of every kind (the
+#                default for --variant debug)
 #   --passes     the passes, compared with the first (default off,on); bpf:
 #                capture off, the BPF contender attached (qemu/bpf-contender/:
 #                a kernel with CONFIG_BPF_EVENTS, e.g. --variant bench, and an
@@ -36,6 +45,7 @@
 cd "$ANTINOMIE_ROOT"
 
 calls=20000 seed=1 burst=1000 timeout_s='' variant=debug kernel='' passes=off,on brk='' bpf_variant=tp
+require_fi=0
 log=$ANTINOMIE_CACHE/campaign-console.log
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -49,6 +59,7 @@ while [ $# -gt 0 ]; do
 	--log) log=$2; shift ;;
 	--bpf-variant) bpf_variant=$2; shift ;;
 	--test-break) brk=$2; shift ;;
+	--require-fault-injection) require_fi=1 ;;
 	*) die "unknown option $1 (see the header of $0)" ;;
 	esac
 	shift
@@ -62,13 +73,22 @@ pass_re='(off|on|bpf|on\+bpf)'
 [[ $bpf_variant =~ ^(tp|raw)$ ]] || die "--bpf-variant takes tp or raw, not '$bpf_variant'"
 append="campaign.seed=$seed campaign.calls=$calls campaign.burst=$burst campaign.passes=$passes campaign.bpf_variant=$bpf_variant"
 [ -z "$brk" ] || append="$append campaign.break=$brk"
-# The debug kernel has fault injection: a campaign there must use it.
-[ -n "$kernel" ] || [ "$variant" != debug ] || append="$append campaign.require_fault_injection=1"
 boot=(--variant "$variant")
 if [ -n "$kernel" ]; then
 	[ -f "$kernel" ] || die "--kernel $kernel: no such file"
 	boot=(--kernel "$kernel")
+	config=$(dirname "$kernel")/../../../.config
+	! grep -qx 'CONFIG_FAULT_INJECTION=y' "$config" 2>/dev/null || require_fi=1
+elif [ "$variant" = debug ]; then
+	require_fi=1
 fi
+# The debug kernel has fault injection: a campaign there must use it. Its
+# KASAN records each allocation's stack in the stack depot, which refills
+# its pool with page allocations when it runs low, at moments no call
+# controls: those would be injection points some runs of a call take and
+# others not, so the stack depot is off for these runs (KASAN's reports
+# then lack the allocation and free stacks).
+[ $require_fi -eq 0 ] || append="$append campaign.require_fault_injection=1 stack_depot_disable=on"
 rc=0
 qemu/run.sh --quiet "${boot[@]}" --scenario campaign --no-kunit --timeout "$timeout_s" \
 	--append "$append" --log "$log" || rc=$?
