@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::AtomicI32;
-use std::sync::Barrier;
+use std::sync::{Barrier, RwLock};
 
 use antinomie_guest_tests::device::Device;
 
@@ -84,6 +84,7 @@ pub(super) fn run_pass(
         cpus: cpus.to_vec(),
         leaders: (0..threads).map(|_| AtomicI32::new(BAD_FD)).collect(),
         barrier: Barrier::new(threads + 1),
+        alone: RwLock::new(()),
         burst: args.burst,
         epochs: epochs.len(),
     };

@@ -4,7 +4,7 @@
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::FileExt;
 use std::sync::atomic::{AtomicI32, Ordering};
-use std::sync::Barrier;
+use std::sync::{Barrier, RwLock};
 
 use crate::e2e::random::{Rng, BAD_FD};
 use crate::e2e::{Attr, PERF_COUNT_SW_CPU_CLOCK, PERF_FLAG_FD_CLOEXEC};
@@ -71,6 +71,14 @@ pub(super) struct Shared {
     /// Per thread, its leader's fd for the current pass.
     pub(super) leaders: Vec<AtomicI32>,
     pub(super) barrier: Barrier,
+    /// Taken for writing by a call armed with `fail-nth`, for reading by
+    /// every other call, from its placement to the close of its fd: an
+    /// armed call runs alone among the campaign's calls. The injection
+    /// points it takes must not depend on what the other threads' calls
+    /// hold at that moment: a software event's per-CPU lists, the
+    /// callchain buffers, the context of pid 1 exist while any event
+    /// holds them, and the call that finds them missing allocates them.
+    pub(super) alone: RwLock<()>,
     /// Per epoch, how many calls each thread makes.
     pub(super) burst: usize,
     pub(super) epochs: usize,
@@ -300,9 +308,16 @@ pub(super) fn thread_pass(
                     (f, u32::try_from(n).expect("a few"))
                 })
             });
+            let outcome = if fail_nth.is_some() {
+                let _alone = shared.alone.write().expect("no call panicked");
+                issue(arena, &call, group_fd, fail_nth)
+            } else {
+                let _others = shared.alone.read().expect("no call panicked");
+                issue(arena, &call, group_fd, fail_nth)
+            };
             out.push(Outcome {
                 allocators: shared.allocators[e],
-                ..issue(arena, &call, group_fd, fail_nth)
+                ..outcome
             });
         }
         shared.barrier.wait();
