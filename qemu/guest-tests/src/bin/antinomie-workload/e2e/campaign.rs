@@ -17,23 +17,43 @@
 //!   userfaultfd-registered page (the kernel reads that page only when it
 //!   reads the attr's head, not when it refuses the size or the tail first);
 //!   ending in a userfaultfd-registered page (exactly where the kernel stops
-//!   reading, or anywhere before), followed by an unmapped page; or in a
-//!   buffer the racing writer thread rewrites during the call;
+//!   reading, or anywhere before), followed by an unmapped page; in a
+//!   buffer the racing writer thread rewrites during the call; or where
+//!   the first read of the attr allocates, so that a reader of it other
+//!   than the kernel would take the allocations, and their injection
+//!   points, from the kernel's read: the attr's first k bytes at the end
+//!   of a fresh memfd's first page (written with `pwrite()`), the rest in
+//!   its second page, a hole (zeros, the size word's bytes among them:
+//!   the drawn bytes say so), or an untouched `MAP_SHARED|MAP_ANONYMOUS`
+//!   page (all zeros: size 0, read as 64). Both are mapped per call, in
+//!   fixed windows of the thread's arena, before `fail-nth` is armed, and
+//!   unmapped after it is read back;
 //! * pid (0, -1, 1, none), cpu (-1, an online one, an invalid one), group fd
 //!   (none, the thread's leader, another thread's leader, a bad fd, a file
 //!   that is no perf event) and flags (valid ones, every combination of the
 //!   four, or random bits);
 //! * on a kernel with `CONFIG_FAULT_INJECTION` (the debug kernel), one call
-//!   in ten gets an injected fault at one of its first four injection points
+//!   in ten gets an injected fault at one of its first six injection points
 //!   (`/proc/thread-self/fail-nth`, written just before the call), from a
 //!   stream of its own, so that the calls are the same with it and without.
+//!   The points are user copies and, where the kernel has
+//!   `CONFIG_FAILSLAB` and `CONFIG_FAIL_PAGE_ALLOC`, slab and page
+//!   allocations: the campaign then sets debugfs up so that a call takes
+//!   the same points each time (`inject.rs`: a stack filter, no stack
+//!   dumps; restored at the end), and an armed call runs alone among the
+//!   campaign's calls (what it allocates must not depend on what the other
+//!   threads hold). `--require-fault-injection` fails the run where any
+//!   of this is missing, with the reason.
 //!
 //! Each thread opens a group leader before the first burst (with capture
 //! off) and keeps it for the whole pass; every other fd is closed at once.
 //!
 //! The calls run in bursts of B calls per thread. Between two bursts, with
-//! every thread waiting, the main thread changes the device as the epoch's
-//! plan (drawn from the seed too) says: in a pass `on`, most epochs resize
+//! every thread waiting, the main thread applies the epoch's setting of
+//! the allocators' fault injection (the kernel's defaults, or syzkaller's:
+//! allocations that may sleep too, pages of any order), the same in every
+//! pass, and changes the device as the epoch's plan (drawn from the seed
+//! too) says: in a pass `on`, most epochs resize
 //! the rings (4 KiB to 1 MiB; the small ones fill under load, and make the
 //! calls wait) and run `reader --follow --enable --lossless` through the
 //! burst; the others switch
@@ -69,7 +89,12 @@
 //!   reads a byte the kernel does not read adds a fault) and, with fault
 //!   injection, the same `fail-nth` left after the call (a capture whose
 //!   own user copy were an injection point would take the fault meant for
-//!   the kernel's, and the call would succeed where it fails);
+//!   the kernel's, and the call would succeed where it fails; one that
+//!   read the attr before the kernel would take the allocations of its
+//!   first read, and their injection points: the kernel's read then fails
+//!   or succeeds where it did not, or a read longer than the kernel's
+//!   allocates a page the kernel never reads, and takes points the kernel
+//!   does not);
 //! * no fd leaks: a pass ends with the fds it started with;
 //! * in a pass `on+bpf`: both tracers recorded each thread's calls, with
 //!   the same argument words; capture's record of a call the racing writer
@@ -78,7 +103,15 @@
 //! The racing writer's calls are drawn from the seed like the others, so
 //! every pass makes them at the same positions; their result depends on
 //! the writer's timing, so they are counted in the accounting but left out
-//! of the differential (nothing else about them is compared).
+//! of the differential (nothing else about them is compared, and the
+//! summary's counts of them, fds and faults reached among them, may
+//! differ from pass to pass).
+//!
+//! Each pass's summary also says how many calls had their attr in each
+//! placement whose first read allocates and ran under each setting of the
+//! allocators, and, per placement and setting, the calls with a fault
+//! injected, those that reached it and those of them that failed with
+//! `EFAULT`.
 //!
 //! `--test-break outcome|accounting` breaks the check on purpose (test
 //! only): `outcome` changes the recorded result of one call of the last
