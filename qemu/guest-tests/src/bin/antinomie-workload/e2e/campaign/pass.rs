@@ -44,16 +44,23 @@ pub(super) struct Setting<'a> {
 
 pub(super) fn plan(seed: u64, epochs: usize) -> Vec<Epoch> {
     let mut rng = Rng::new(seed, STREAM_BASE);
-    (0..epochs)
-        .map(|e| {
-            let off = rng.percent(20);
-            Epoch {
-                capture: e == 0 || !off,
-                ring_size: rng.weighted(&RING_SIZES),
-                allocators: Allocators::ALL[rng.index(Allocators::ALL.len())],
-            }
-        })
-        .collect()
+    let mut plan: Vec<Epoch> = Vec::with_capacity(epochs);
+    for e in 0..epochs {
+        let off = rng.percent(20);
+        let ring_size = rng.weighted(&RING_SIZES);
+        let mut allocators = Allocators::ALL[rng.index(Allocators::ALL.len())];
+        // The second epoch takes the setting the first did not: a run of
+        // two epochs or more has calls under both.
+        if e == 1 && allocators == plan[0].allocators {
+            allocators = Allocators::ALL[usize::from(allocators == Allocators::ALL[0])];
+        }
+        plan.push(Epoch {
+            capture: e == 0 || !off,
+            ring_size,
+            allocators,
+        });
+    }
+    plan
 }
 
 /// Runs one pass; returns every thread's outcomes.
@@ -353,4 +360,22 @@ fn compare(
         }
     }
     fidelity
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_plan_repeats_with_its_seed_and_has_both_settings() {
+        for seed in 0..200 {
+            let (a, b) = (plan(seed, 5), plan(seed, 5));
+            let settings = |p: &[Epoch]| p.iter().map(|e| e.allocators).collect::<Vec<_>>();
+            assert_eq!(settings(&a), settings(&b));
+            for s in Allocators::ALL {
+                assert!(a.iter().any(|e| e.allocators == s), "seed {seed}");
+            }
+            assert!(a[0].capture);
+        }
+    }
 }
