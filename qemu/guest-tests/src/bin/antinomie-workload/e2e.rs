@@ -191,22 +191,27 @@ impl Attr {
 
 /// The attr size of call `k` of burst thread `thread`. On fresh 4 KiB
 /// rings that nobody drains, one pinned thread per CPU, the sizes decide
-/// which records fit (ENTRY: 144 + the attr rounded up to 8 bytes; EXIT:
-/// 80; a pending LOST record: 152 more, written with the next record that
+/// which records fit (ENTRY: 152 + the attr rounded up to 8 bytes; EXIT:
+/// 88; a pending LOST record: 152 more, written with the next record that
 /// fits with it):
-/// * thread 1 cycles through the `PERF_ATTR_SIZE_VER*`: its 13th call's
-///   ENTRY fits and leaves 40 bytes, so its EXIT is dropped (unfinished);
-/// * thread 2 makes 11 calls of size 64, one of 80, then size 136: after
-///   its 13th call 264 bytes are left, so the 14th call's ENTRY (280
-///   bytes) is dropped, but the LOST record and its EXIT (232 bytes) fit
-///   (entry lost);
-/// * the others use 136: whole calls are dropped.
+/// * thread 1 cycles once through the `PERF_ATTR_SIZE_VER*`, then makes
+///   calls of 64 and 136 (3752 bytes so far): its 12th call's ENTRY (size
+///   112, 264 bytes) fits and leaves 80 bytes, so its EXIT is dropped
+///   (unfinished);
+/// * thread 2 makes 9 calls of size 64 and 3 of 120 (3816 bytes), then
+///   size 136: the 13th call's ENTRY (288 bytes) is dropped, but the LOST
+///   record and its EXIT (240 bytes) fit in the 280 left (entry lost);
+/// * the others use 136: the 11th call's ENTRY fits, its EXIT does not,
+///   and the calls after it are dropped whole.
 fn burst_attr_size(thread: u32, k: usize) -> u32 {
     const VERS: [u32; 9] = [64, 72, 80, 96, 104, 112, 120, 128, 136];
-    match (thread, k) {
-        (1, k) => VERS[k % VERS.len()],
-        (2, 0..=10) => 64,
-        (2, 11) => 80,
+    /// Thread 1's calls after its cycle: then 112 on.
+    const THREAD1_AFTER: [u32; 2] = [64, 136];
+    match thread {
+        1 if k < VERS.len() => VERS[k],
+        1 => THREAD1_AFTER.get(k - VERS.len()).copied().unwrap_or(112),
+        2 if k < 9 => 64,
+        2 if k < 12 => 120,
         _ => 136,
     }
 }
