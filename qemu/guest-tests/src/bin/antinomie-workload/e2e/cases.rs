@@ -223,10 +223,9 @@ pub(super) fn main_cases(c: &mut Caller) {
 /// `perf_copy_attr()`'s copy reads A, then faults on B, and the handler
 /// thread changes `config` in A (`CPU_CLOCK` to `TASK_CLOCK`) before it
 /// fills B; the copy goes on from B. So the kernel used the old `config`,
-/// and the capture, which is the kernel's own copy (ABI version 4: there
-/// is one read of the attr), must hold exactly what was passed, logged as
-/// the memory at the call, not the changed bytes. (With ABI version 3 the
-/// capture read the attr itself first and this was a double fetch.)
+/// and the capture, which is the kernel's own copy (there is one read of
+/// the attr, the kernel's), must hold exactly what was passed, logged as
+/// the memory at the call, not the changed bytes.
 /// `sample_max_stack` is non-zero so that the kernel's copy, taken before
 /// `perf_copy_attr()` replaces a zero one, is the bytes passed, and so
 /// that a filter can find this call.
