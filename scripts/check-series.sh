@@ -10,7 +10,10 @@
 #     PERF_EVENTS and MMU, merge_config + olddefconfig drop it on a 32-bit
 #     one (ARCH=i386: its u64 positions need single 64-bit accesses) and on
 #     a 64-bit one without syscall_get_nr()/syscall_get_arguments()
-#     (ARCH=alpha, which has D-cache-safe mappings to check too).
+#     (ARCH=alpha, which has D-cache-safe mappings to check too);
+#  6. every test patch (scripts/tests/regression/*.patch and changes/)
+#     applies on the series, so a series change that moves their context
+#     fails here, not after two kernel builds in the regression step.
 # env: ANTINOMIE_PATCH_DIR  check another series directory (tests use it)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/kernel-lib.sh"
@@ -77,6 +80,14 @@ for p in "${patches[@]}"; do
 		die "$(basename "$p") does not apply with patch -p1: $(head -n1 "$tmp/patch.log")"
 done
 
+if [ -z "${ANTINOMIE_PATCH_DIR:-}" ]; then
+	stage "test patches: each applies on the series"
+	for p in "$ANTINOMIE_ROOT"/scripts/tests/regression/*.patch "$ANTINOMIE_ROOT"/scripts/tests/regression/changes/*.patch; do
+		git -C "$tree" apply --check "$p" 2>"$tmp/apply.log" ||
+			die "test patch ${p#"$ANTINOMIE_ROOT"/} does not apply on the series: $(grep -m1 '^error:' "$tmp/apply.log" | sed 's/^error: //'); regenerate it against the series"
+	done
+fi
+
 stage "checkpatch.pl --strict"
 bad=0
 for p in "${patches[@]}"; do
@@ -124,4 +135,4 @@ refuses_antinomie() {
 }
 refuses_antinomie i386 CONFIG_X86_32
 refuses_antinomie alpha CONFIG_ALPHA CONFIG_64BIT
-stage "series OK: ${#patches[@]} patch(es), export byte-identical, checkpatch --strict clean, no CONFIG_ANTINOMIE on i386 or alpha"
+stage "series OK: ${#patches[@]} patch(es), export byte-identical, test patches apply, checkpatch --strict clean, no CONFIG_ANTINOMIE on i386 or alpha"
