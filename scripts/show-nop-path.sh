@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Show, from the built kernel itself, that perf_event_open() with capture off
 # pays a NOP at each hook site: each of the static keys antinomie_capture_key
-# (the entry hook) and antinomie_rings_key (the hooks after it, live while
-# rings exist) must have a jump-label site inside the syscall, and the
+# (the syscall's choice of the captured path) and antinomie_rings_key (the
+# sites in the body, live while rings exist) must have a jump-label site
+# inside the syscall, and the
 # instruction at every site of either must be a NOP (the kernel patches it
 # into a jump only while its key is on).
 #
