@@ -266,9 +266,10 @@ struct antinomie_consumer {
  * where seq counts the calls that CPU has named, from 1, modulo
  * 2^ANTINOMIE_CALL_ID_SEQ_BITS (years of calls at any rate the syscall
  * allows). Ids are so unique across CPUs without a counter they share,
- * never 0, and consecutive for the calls one CPU names. They order calls
- * only within one CPU: order across CPUs by time_ns. The EXIT carries the
- * ENTRY's id, whichever ring it lands on.
+ * and consecutive for the calls one CPU names; 0 is CPU 0's id once its
+ * seq wraps, not a "no call" value. They order calls only within one
+ * CPU: order across CPUs by time_ns. The EXIT carries the ENTRY's id,
+ * whichever ring it lands on.
  */
 #define ANTINOMIE_CALL_ID_SEQ_BITS	48
 #define ANTINOMIE_CALL_ID_SEQ_MASK	((1ULL << ANTINOMIE_CALL_ID_SEQ_BITS) - 1)
