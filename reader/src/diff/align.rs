@@ -604,7 +604,8 @@ impl Differ {
     }
 
     /// Takes the head calls of pair `p`: `paired` of each run compared
-    /// (flagged "input differs" when their keys differ), then the rest of
+    /// (flagged "input differs" unless they are the same call as made:
+    /// [`InputKey::same_input`]), then the rest of
     /// the `from_a` and `from_b` heads as one run's only.
     fn take(
         &mut self,
@@ -621,7 +622,7 @@ impl Differ {
                 unreachable!("`take` is given at most the queued calls");
             };
             let mut kinds = compare(&a.1.outcome, &b.1.outcome, &self.opts);
-            if a.1.key != b.1.key {
+            if !a.1.key.same_input(&b.1.key) {
                 kinds.push(Kind::Input);
             }
             self.summary.compared += 1;

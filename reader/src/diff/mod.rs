@@ -44,7 +44,10 @@
 //!   anchor: the pair (i, j) of equal keys with the least i + j among the
 //!   queued calls, taken once no nearer one can still arrive. The calls
 //!   before it are a replaced stretch: paired position by position,
-//!   compared and flagged "input differs"; what is left over is only in A
+//!   compared and flagged "input differs" unless the caller made the same
+//!   call ([`InputKey::same_input`]: the record holds the attr as the
+//!   kernel read it, so a kernel that stopped reading earlier changes the
+//!   status, an outcome, not the input); what is left over is only in A
 //!   or only in B. No call is dropped.
 //! * **Past the window.** When a thread's queue in either run reaches the
 //!   window with no common call in sight (or with nothing queued in the
@@ -172,7 +175,7 @@ pub enum Kind {
     FaultOffset,
     /// `syscall.duration_ns`, beyond the ratio given.
     Duration,
-    /// The paired calls were not the same call ([`InputKey`]).
+    /// The paired calls were not the same call ([`InputKey::same_input`]).
     Input,
     /// A call of A with no counterpart in B.
     OnlyInA,
@@ -245,6 +248,26 @@ pub struct InputKey {
     /// The captured members (the captured pointer's decoded struct) as
     /// JSON.
     attr: Option<String>,
+}
+
+impl InputKey {
+    /// Whether the two are the same call as its caller made it, though
+    /// not aligned as one: the syscall, the arguments and the declared
+    /// size equal, and the captured members equal wherever both kernels
+    /// copied them. The record holds the attr as the kernel read it, so a
+    /// kernel that stopped earlier (an invalid size, a fault, invalid
+    /// flags) has another status and no members: that is the call's
+    /// outcome ([`Kind::Status`]), not another input.
+    #[must_use]
+    pub fn same_input(&self, other: &InputKey) -> bool {
+        self.nr == other.nr
+            && self.args == other.args
+            && self.declared_size == other.declared_size
+            && match (&self.attr, &other.attr) {
+                (Some(a), Some(b)) => a == b,
+                _ => true,
+            }
+    }
 }
 
 /// What a kernel change can alter in one call: the JSON line's values

@@ -224,6 +224,72 @@ fn past_the_window_the_queued_calls_are_reported_as_a_stretch() {
     assert_eq!(narrow.differences[0].4, Some(5));
 }
 
+/// The record holds the attr as the kernel read it: a kernel that
+/// refuses a size at its size check reads no member, so the same call
+/// has another status and no attr in B. That is the call's outcome, not
+/// another call: the cause's kinds are the result's, no "input".
+#[test]
+fn what_the_kernel_did_not_read_is_no_input_difference() {
+    let t = template();
+    let a: Vec<DiffCall> = (0..6u64).map(|k| call(&t, (100, 101), k, 3)).collect();
+    let mut b = a.clone();
+    let mut refused = t.clone();
+    refused["tid"] = json!(101);
+    refused["pid"] = json!(100);
+    refused["arg0.perf_event_attr"]["config"] = json!(2);
+    refused["arg0.status"] = json!("invalid_size");
+    refused["arg0.copied_len"] = json!(0);
+    refused["arg0.perf_event_attr"] = Value::Null;
+    refused["arg0.perf_event_attr_names"] = Value::Null;
+    refused["arg0.attr_copied"] = json!(false);
+    refused["arg0.required_size"] = json!(136);
+    refused["arg0.size_written"] = json!(true);
+    refused["ret"] = json!(-7);
+    refused["syscall.success"] = json!(false);
+    refused["syscall.errno"] = json!(7);
+    refused["syscall.errno_name"] = json!("E2BIG");
+    // The program gives up on that attr: B makes no call 3.
+    b[2] = DiffCall::from_json(&refused).unwrap();
+    b.remove(3);
+
+    let mut differ = Differ::new(Options {
+        matching: Matching::Tid,
+        duration_ratio: None,
+        window: 16,
+    });
+    let mut got = Vec::new();
+    let mut out = |d: &Difference| {
+        got.push((
+            d.role,
+            d.kinds.clone(),
+            d.a.as_ref().map(|x| x.0),
+            d.b.as_ref().map(|x| x.0),
+        ));
+        Ok(())
+    };
+    for (k, c) in a.iter().enumerate() {
+        differ.push(Side::A, c.clone(), &mut out).unwrap();
+        if let Some(c) = b.get(k) {
+            differ.push(Side::B, c.clone(), &mut out).unwrap();
+        }
+    }
+    differ.finish(&mut out).unwrap();
+    assert_eq!(got[0].0, Role::Cause);
+    assert_eq!((got[0].2, got[0].3), (Some(2), Some(2)));
+    assert_eq!(
+        got[0].1,
+        [
+            Kind::Ret,
+            Kind::RequiredSize,
+            Kind::SizeWritten,
+            Kind::Status
+        ]
+    );
+    // A's call 3, which B does not make.
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert_eq!(got[1].1, [Kind::OnlyInA]);
+}
+
 /// Two runs of one program with other tids, whose threads reach their
 /// first call in another order: by order, each thread is paired with the
 /// one that makes the same calls, not with the one that called first.
