@@ -12,8 +12,9 @@ the same CPU, holding what the contender knows: the argument words, the
 attr's size word and the bytes it read (status COMPLETE, FAULT with the
 size word or the attr unreadable, or TRUNCATED at 136 bytes), the return
 value and the duration. What it cannot know stays unset: the tail's
-verdict, the size the kernel wrote back, the kernel's own copy. An EXIT
-takes the call id of the last ENTRY of its thread; an EXIT without one is
+verdict, the size the kernel wrote back, whether the kernel read the
+same bytes. An EXIT takes the call id of the last ENTRY of its thread,
+and that ENTRY's position in its ring; an EXIT without one is
 dropped and counted on stderr, as is an ENTRY without an EXIT. The
 contender's per-CPU counters at the end of the file become each ring's
 final counters (its failed reservations as ring_full losses), so the
@@ -31,7 +32,9 @@ HEADER = struct.Struct("<IIQIIII")  # size type time pid tid cpu flags
 ENTRY_BODY = struct.Struct("<6QIIIi")  # args, declared, copied, status, read_error
 EXIT_BODY = struct.Struct("<q")
 
-ABI_VERSION = 2
+ABI_VERSION = 4
+TRACE_VERSION = 2
+FRAME_RECORDS, FRAME_DONE, FRAME_END, FRAME_START = 1, 4, 5, 6
 NR_PERF_EVENT_OPEN = 298
 REC_ENTRY, REC_EXIT, REC_COUNTS = 1, 2, 3
 COUNTS_BODY = struct.Struct("<QQ")  # produced, lost
@@ -65,13 +68,14 @@ def entry_record(call_id, h, body, attr):
         items = struct.pack("<10I", item_size, 40, 0, KIND_PERF_EVENT_ATTR, status, flags, declared,
                             len(data), fault_offset if status == STATUS_FAULT else 0, 0)
         items += data + b"\0" * (pad8(len(data)) - len(data))
-    entry = struct.pack("<II6Q", 56, 1 if items else 0, *args)
+    # struct antinomie_entry: its start_ns is the contender's one time.
+    entry = struct.pack("<II6QQ", 64, 1 if items else 0, *args, h["time"])
     size = REC_HEADER_SIZE + len(entry) + len(items)
     return record_header(size, REC_ENTRY, call_id, h["time"], h["pid"], h["tid"], h["cpu"]) + entry + items
 
 
-def exit_record(call_id, h, ret, duration):
-    body = struct.pack("<IIqQII", 32, 0, ret, duration, 0, 0)
+def exit_record(call_id, h, ret, duration, entry_pos):
+    body = struct.pack("<IIqQIIQ", 40, 0, ret, duration, 0, 0, entry_pos)
     return record_header(REC_HEADER_SIZE + len(body), REC_EXIT, call_id, h["time"], h["pid"], h["tid"],
                          h["cpu"]) + body
 
@@ -85,6 +89,8 @@ def main():
         sys.exit(f"error: {sys.argv[1]} is not a BPF contender records file")
     pos = FILE_HEADER.size
     seq, pending, out, counts = {}, {}, [], {}
+    # Where the next record goes in each CPU's ring, as written below.
+    ring_pos = {}
     unpaired_exits = 0
     while pos < len(data):
         if len(data) - pos < HEADER.size:
@@ -99,15 +105,19 @@ def main():
             attr = body[ENTRY_BODY.size: ENTRY_BODY.size + ATTR_MAX]
             seq[cpu] = seq.get(cpu, 0) + 1
             call_id = cpu << 48 | seq[cpu]
-            pending[tid] = (call_id, time_ns)
-            out.append((cpu, entry_record(call_id, h, fields, attr)))
+            rec = entry_record(call_id, h, fields, attr)
+            pending[tid] = (call_id, time_ns, ring_pos.get(cpu, 0))
+            out.append((cpu, rec))
+            ring_pos[cpu] = ring_pos.get(cpu, 0) + len(rec)
         elif rtype == REC_EXIT:
             (ret,) = EXIT_BODY.unpack_from(body, 0)
             if tid not in pending:
                 unpaired_exits += 1
             else:
-                call_id, t0 = pending.pop(tid)
-                out.append((cpu, exit_record(call_id, h, ret, time_ns - t0)))
+                call_id, t0, entry_pos = pending.pop(tid)
+                rec = exit_record(call_id, h, ret, time_ns - t0, entry_pos)
+                out.append((cpu, rec))
+                ring_pos[cpu] = ring_pos.get(cpu, 0) + len(rec)
         elif rtype == REC_COUNTS:
             counts[cpu] = COUNTS_BODY.unpack_from(body, 0)
         else:
@@ -116,7 +126,7 @@ def main():
     if not counts:
         sys.exit(f"error: {sys.argv[1]} has no counters (antinomie-bpf did not finish writing it)")
     cpus = sorted({c for c, _ in out} | set(seq) | set(counts))
-    header = b"ANTI-TRC" + struct.pack("<IIII", 1, ABI_VERSION, 0, len(cpus)) + struct.pack("<Q", WINDOW_NS)
+    header = b"ANTI-TRC" + struct.pack("<IIII", TRACE_VERSION, ABI_VERSION, 0, len(cpus)) + struct.pack("<Q", WINDOW_NS)
     header += b"".join(struct.pack("<I", c) for c in cpus) + struct.pack("<I", 0)
     header = header[:16] + struct.pack("<I", len(header)) + header[20:]
     produced = {c: 0 for c in cpus}
@@ -135,17 +145,20 @@ def main():
             sys.exit(f"error: cpu {c}: {written[c]} records in the file, but the contender made {p} and lost {lost}")
     with open(sys.argv[2], "wb") as f:
         f.write(header)
+        # Every ring is read from its start: no ENTRY went to an earlier reader.
+        for c in cpus:
+            f.write(struct.pack("<IIQQ", FRAME_START, c, 8, 0))
         # One frame per record, in the order the contender's ring buffer
         # delivered them, as a live drain would.
         for cpu, rec in out:
-            f.write(struct.pack("<IIQ", 1, cpu, len(rec)) + rec)
+            f.write(struct.pack("<IIQ", FRAME_RECORDS, cpu, len(rec)) + rec)
             produced[cpu] += 1
             nbytes[cpu] += len(rec)
         for c in cpus:
             lost = counts.get(c, (0, 0))[1]
             done = [0, nbytes[c], nbytes[c], produced[c], lost] + [0] * 7 + [produced[c], 0, nbytes[c]]
-            f.write(struct.pack("<IIQ", 4, c, 8 * len(done)) + struct.pack(f"<{len(done)}Q", *done))
-        f.write(struct.pack("<IIQ", 5, 0, 0))
+            f.write(struct.pack("<IIQ", FRAME_DONE, c, 8 * len(done)) + struct.pack(f"<{len(done)}Q", *done))
+        f.write(struct.pack("<IIQ", FRAME_END, 0, 0))
     print(f"bpf-to-trace: {sum(produced.values())} records, {len(pending)} entries without an exit, "
           f"{unpaired_exits} exits without an entry (dropped)", file=sys.stderr)
 

@@ -3,7 +3,8 @@
 //! checks its output against the library's or the golden files.
 //!
 //! * `show`: `reader show` on ring images and trace files, byte for byte;
-//!   exit statuses; standard input; a closed pipe.
+//!   exit statuses; standard input; a closed pipe; the trace file
+//!   `scripts/bpf-to-trace.py` writes.
 //! * `options`: the strace-like options (`-o`, `-p`, `--tid`, `-t`, `-r`).
 //! * `filter`: `--filter`, `reader fields`, `reader describe` and the
 //!   checked-in reference page.

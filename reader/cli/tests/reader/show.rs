@@ -1,7 +1,8 @@
 //! `reader show` on the golden scenario's ring images and on trace files
 //! recorded from them: the same bytes as the library's replay, exit
-//! status 3 on corrupt records or a truncated trace, standard input, and a
-//! reader that closes the pipe early.
+//! status 3 on corrupt records or a truncated trace, standard input, a
+//! reader that closes the pipe early, and the BPF contender's records
+//! converted by `scripts/bpf-to-trace.py`.
 
 use std::process::Command;
 
@@ -180,4 +181,91 @@ fn a_closed_pipe_is_not_an_error() {
         String::from_utf8_lossy(&out.stderr)
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The BPF contender's records file as `antinomie-bpf --out` writes it
+/// (`qemu/bpf-contender/contender.h`): one call that opened fd 3 with a
+/// 136-byte attr, one whose attr could not be read (EFAULT), and the
+/// per-CPU counters.
+fn contender_records() -> Vec<u8> {
+    let mut f = Vec::new();
+    f.extend(0x0031_4650_4254_4E41_u64.to_le_bytes());
+    f.extend(32u32.to_le_bytes());
+    f.extend(136u32.to_le_bytes());
+    let header = |f: &mut Vec<u8>, size: u32, kind: u32, time: u64| {
+        for w in [size, kind] {
+            f.extend(w.to_le_bytes());
+        }
+        f.extend(time.to_le_bytes());
+        for w in [300u32, 300, 0, 0] {
+            f.extend(w.to_le_bytes());
+        }
+    };
+    let entry = |f: &mut Vec<u8>, time: u64, status: u32, attr: &[u8; 136]| {
+        header(f, 32 + 64 + 136, 1, time);
+        for w in [0x7000_0000u64, 0, u64::MAX, u64::MAX, 0, 0] {
+            f.extend(w.to_le_bytes());
+        }
+        let copied = if status == 1 { 136u32 } else { 0 };
+        for w in [136u32, copied, status, 0] {
+            f.extend(w.to_le_bytes());
+        }
+        f.extend(attr);
+    };
+    let exit = |f: &mut Vec<u8>, time: u64, ret: i64| {
+        header(f, 32 + 8, 2, time);
+        f.extend(ret.to_le_bytes());
+    };
+    let mut attr = [0u8; 136];
+    attr[0] = 1; // PERF_TYPE_SOFTWARE
+    attr[4] = 136; // size
+    entry(&mut f, 1_000_000, 1, &attr);
+    exit(&mut f, 1_002_000, 3);
+    entry(&mut f, 2_000_000, 3, &[0; 136]);
+    exit(&mut f, 2_001_000, -14);
+    header(&mut f, 32 + 16, 3, 3_000_000);
+    for w in [4u64, 0] {
+        f.extend(w.to_le_bytes());
+    }
+    f
+}
+
+/// `scripts/bpf-to-trace.py` writes a trace file this reader reads: both
+/// calls, and a summary that accounts for the contender's 4 records.
+#[test]
+fn the_contenders_records_convert_to_a_trace_file() {
+    let dir = std::env::temp_dir().join(format!("antinomie-bpf-trace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (records, trace) = (dir.join("bpf.records"), dir.join("bpf.trace"));
+    std::fs::write(&records, contender_records()).unwrap();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scripts/bpf-to-trace.py");
+    let out = Command::new("python3")
+        .arg(script)
+        .args([&records, &trace])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = reader().arg("show").arg(&trace).output().unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let calls: Vec<&str> = stdout.lines().collect();
+    assert_eq!(calls.len(), 2, "{stdout}");
+    assert!(
+        calls[0].contains("PERF_TYPE_SOFTWARE") && calls[0].contains(") = 3 <"),
+        "{stdout}"
+    );
+    assert!(calls[1].contains("EFAULT"), "{stdout}");
+    assert!(stderr.contains("summary: 2 calls"), "{stderr}");
+    assert!(
+        stderr.contains("4 records produced = 4 consumed + 0 lost"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }
