@@ -48,7 +48,8 @@
 //!   call ([`InputKey::same_input`]: the record holds the attr as the
 //!   kernel read it, so a kernel that stopped reading earlier changes the
 //!   status, an outcome, not the input); what is left over is only in A
-//!   or only in B. No call is dropped.
+//!   or only in B. Heads that are the same call so pair at once, whatever
+//!   each kernel read. No call is dropped.
 //! * **Past the window.** When a thread's queue in either run reaches the
 //!   window with no common call in sight (or with nothing queued in the
 //!   other run), everything queued for that thread is reported as one
@@ -251,18 +252,24 @@ pub struct InputKey {
 }
 
 impl InputKey {
-    /// Whether the two are the same call as its caller made it, though
-    /// not aligned as one: the syscall, the arguments and the declared
-    /// size equal, and the captured members equal wherever both kernels
-    /// copied them. The record holds the attr as the kernel read it, so a
-    /// kernel that stopped earlier (an invalid size, a fault, invalid
-    /// flags) has another status and no members: that is the call's
-    /// outcome ([`Kind::Status`]), not another input.
+    /// Whether the two are the same call as its caller made it: the
+    /// syscall and the arguments equal, and the declared size and the
+    /// captured members equal wherever both kernels read them. The record
+    /// holds the attr as the kernel read it, so a kernel that stopped
+    /// earlier (an invalid size, a fault, invalid flags, which read no
+    /// size: 0) has another status and fewer or no members: that is the
+    /// call's outcome ([`Kind::Status`]), not another input. The members
+    /// compare as one: two kernels that both copied them, by different
+    /// sizes, differ in input.
     #[must_use]
     pub fn same_input(&self, other: &InputKey) -> bool {
+        let read = |s: Option<u64>| s.filter(|&s| s != 0);
         self.nr == other.nr
             && self.args == other.args
-            && self.declared_size == other.declared_size
+            && match (read(self.declared_size), read(other.declared_size)) {
+                (Some(a), Some(b)) => a == b,
+                _ => true,
+            }
             && match (&self.attr, &other.attr) {
                 (Some(a), Some(b)) => a == b,
                 _ => true,

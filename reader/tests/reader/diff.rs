@@ -224,34 +224,39 @@ fn past_the_window_the_queued_calls_are_reported_as_a_stretch() {
     assert_eq!(narrow.differences[0].4, Some(5));
 }
 
-/// The record holds the attr as the kernel read it: a kernel that
-/// refuses a size at its size check reads no member, so the same call
-/// has another status and no attr in B. That is the call's outcome, not
-/// another call: the cause's kinds are the result's, no "input".
-#[test]
-fn what_the_kernel_did_not_read_is_no_input_difference() {
-    let t = template();
-    let a: Vec<DiffCall> = (0..6u64).map(|k| call(&t, (100, 101), k, 3)).collect();
-    let mut b = a.clone();
-    let mut refused = t.clone();
-    refused["tid"] = json!(101);
-    refused["pid"] = json!(100);
-    refused["arg0.perf_event_attr"]["config"] = json!(2);
-    refused["arg0.status"] = json!("invalid_size");
-    refused["arg0.copied_len"] = json!(0);
-    refused["arg0.perf_event_attr"] = Value::Null;
-    refused["arg0.perf_event_attr_names"] = Value::Null;
-    refused["arg0.attr_copied"] = json!(false);
-    refused["arg0.required_size"] = json!(136);
-    refused["arg0.size_written"] = json!(true);
-    refused["ret"] = json!(-7);
-    refused["syscall.success"] = json!(false);
-    refused["syscall.errno"] = json!(7);
-    refused["syscall.errno_name"] = json!("E2BIG");
-    // The program gives up on that attr: B makes no call 3.
-    b[2] = DiffCall::from_json(&refused).unwrap();
-    b.remove(3);
+/// Configs of A's calls, B's refusal, the cause's kinds, A's call that B
+/// does not make.
+type Case<'a> = ([u64; 6], &'a [(&'a str, Value)], &'a [Kind], usize);
 
+/// A call of thread 101 that a kernel refused before copying its attr
+/// (no members): the fields `how` sets on top.
+fn refused(t: &Value, how: &[(&str, Value)]) -> DiffCall {
+    let mut v = t.clone();
+    v["pid"] = json!(100);
+    v["tid"] = json!(101);
+    v["arg0.copied_len"] = json!(0);
+    v["arg0.perf_event_attr"] = Value::Null;
+    v["arg0.perf_event_attr_names"] = Value::Null;
+    v["arg0.attr_copied"] = json!(false);
+    v["syscall.success"] = json!(false);
+    for (k, x) in how {
+        v[*k] = x.clone();
+    }
+    DiffCall::from_json(&v).unwrap()
+}
+
+/// Runs A (6 calls of thread 101 with `configs`, all opening fd 3) and B
+/// (the same, but call 2 `refused` and call 3 not made, as a program that
+/// gives up on that attr would) through the comparison.
+fn kernel_read_less(configs: [u64; 6], refused_call: DiffCall) -> Vec<Reported> {
+    let t = template();
+    let a: Vec<DiffCall> = configs
+        .iter()
+        .map(|&k| call(&t, (100, 101), k, 3))
+        .collect();
+    let mut b = a.clone();
+    b[2] = refused_call;
+    b.remove(3);
     let mut differ = Differ::new(Options {
         matching: Matching::Tid,
         duration_ratio: None,
@@ -262,6 +267,7 @@ fn what_the_kernel_did_not_read_is_no_input_difference() {
         got.push((
             d.role,
             d.kinds.clone(),
+            101,
             d.a.as_ref().map(|x| x.0),
             d.b.as_ref().map(|x| x.0),
         ));
@@ -274,20 +280,69 @@ fn what_the_kernel_did_not_read_is_no_input_difference() {
         }
     }
     differ.finish(&mut out).unwrap();
-    assert_eq!(got[0].0, Role::Cause);
-    assert_eq!((got[0].2, got[0].3), (Some(2), Some(2)));
-    assert_eq!(
-        got[0].1,
-        [
-            Kind::Ret,
-            Kind::RequiredSize,
-            Kind::SizeWritten,
-            Kind::Status
-        ]
-    );
-    // A's call 3, which B does not make.
-    assert_eq!(got.len(), 2, "{got:?}");
-    assert_eq!(got[1].1, [Kind::OnlyInA]);
+    got
+}
+
+/// The record holds the attr as the kernel read it: a kernel that
+/// refuses a size at its size check, or the flags before reading the
+/// attr, records the same call with another status and no members (and
+/// for invalid flags no size). That is the call's outcome, not another
+/// call: its pair is the cause, with the result's kinds and no "input",
+/// whether the program's calls all differ or repeat one attr.
+#[test]
+fn what_the_kernel_did_not_read_is_no_input_difference() {
+    let t = template();
+    let invalid_size = [
+        ("arg0.status", json!("invalid_size")),
+        ("arg0.required_size", json!(136)),
+        ("arg0.size_written", json!(true)),
+        ("ret", json!(-7)),
+        ("syscall.errno", json!(7)),
+        ("syscall.errno_name", json!("E2BIG")),
+    ];
+    let invalid_flags = [
+        ("arg0.status", json!("not_applicable")),
+        ("arg0.declared_size", json!(0)),
+        ("ret", json!(-22)),
+        ("syscall.errno", json!(22)),
+        ("syscall.errno_name", json!("EINVAL")),
+    ];
+    let e2big = [
+        Kind::Ret,
+        Kind::RequiredSize,
+        Kind::SizeWritten,
+        Kind::Status,
+    ];
+    let einval = [Kind::Ret, Kind::Status];
+    let cases: [Case; 4] = [
+        ([0, 1, 2, 3, 4, 5], &invalid_size, &e2big, 3),
+        ([7; 6], &invalid_size, &e2big, 5),
+        ([0, 1, 2, 3, 4, 5], &invalid_flags, &einval, 3),
+        ([7; 6], &invalid_flags, &einval, 5),
+    ];
+    for (configs, how, kinds, only_in_a) in cases {
+        let got = kernel_read_less(configs, refused(&t, how));
+        assert_eq!(got.len(), 2, "{configs:?} {how:?}: {got:?}");
+        assert_eq!(
+            (got[0].0, &got[0].1[..], got[0].3, got[0].4),
+            (Role::Cause, kinds, Some(2), Some(2)),
+            "{configs:?} {how:?}"
+        );
+        // A's call that B does not make (with one attr repeated, the last).
+        assert_eq!(
+            (got[1].0, &got[1].1[..], got[1].3, got[1].4),
+            (
+                Role::Consequence {
+                    a: Some(2),
+                    b: Some(2)
+                },
+                &[Kind::OnlyInA][..],
+                Some(only_in_a),
+                None
+            ),
+            "{configs:?} {how:?}"
+        );
+    }
 }
 
 /// Two runs of one program with other tids, whose threads reach their
