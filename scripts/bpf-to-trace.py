@@ -9,8 +9,9 @@ that `reader show TRACE` prints the contender's view of the calls and
 `reader diff CAPTURE_TRACE TRACE` compares it with capture's, call by
 call. Each record becomes the ENTRY or EXIT capture would have written on
 the same CPU, holding what the contender knows: the argument words, the
-attr's size word and the bytes it read (status COMPLETE, FAULT with the
-size word or the attr unreadable, or TRUNCATED at 136 bytes), the return
+attr's size word and the bytes it read (status COMPLETE, NULL_PTR, FAULT
+with the size word or the attr unreadable, INVALID_SIZE for a size the
+kernel refuses before reading on, or TRUNCATED at 136 bytes), the return
 value and the duration. What it cannot know stays unset: the tail's
 verdict, the size the kernel wrote back, whether the kernel read the
 same bytes. An EXIT takes the call id of the last ENTRY of its thread,
@@ -39,8 +40,10 @@ NR_PERF_EVENT_OPEN = 298
 REC_ENTRY, REC_EXIT, REC_COUNTS = 1, 2, 3
 COUNTS_BODY = struct.Struct("<QQ")  # produced, lost
 KIND_PERF_EVENT_ATTR = 1
-STATUS_COMPLETE, STATUS_NULL, STATUS_FAULT, STATUS_TRUNCATED = 1, 2, 3, 4
+STATUS_COMPLETE, STATUS_NULL, STATUS_FAULT, STATUS_TRUNCATED, STATUS_INVALID_SIZE = 1, 2, 3, 4, 5
 CAPTURE_F_SIZE_FAULT = 1 << 2
+EXIT_F_ATTR_COPIED = 1 << 2
+PERF_ATTR_SIZE_VER0, PAGE_SIZE = 64, 4096
 BPF_F_SIZE_FAULT = 1 << 0
 REC_HEADER_SIZE = 48
 WINDOW_NS = 50_000_000
@@ -57,25 +60,33 @@ def record_header(size, rtype, call_id, time_ns, pid, tid, cpu):
 
 def entry_record(call_id, h, body, attr):
     args, declared, copied, status, _ = body[:6], body[6], body[7], body[8], body[9]
-    items = b""
-    if status != STATUS_NULL:
-        flags = CAPTURE_F_SIZE_FAULT if h["flags"] & BPF_F_SIZE_FAULT else 0
-        # The offset of the first unreadable byte: BPF reports only that a
-        # read failed; the size word's is 4, the body's is unknown (0).
-        fault_offset = 4 if flags else 0
-        data = attr[:copied]
-        item_size = 40 + pad8(len(data))
-        items = struct.pack("<10I", item_size, 40, 0, KIND_PERF_EVENT_ATTR, status, flags, declared,
-                            len(data), fault_offset if status == STATUS_FAULT else 0, 0)
-        items += data + b"\0" * (pad8(len(data)) - len(data))
+    size_fault = status == STATUS_NULL or h["flags"] & BPF_F_SIZE_FAULT
+    flags = CAPTURE_F_SIZE_FAULT if size_fault else 0
+    # The size the kernel goes by: the size word, 0 taken as VER0; none
+    # when the word could not be read.
+    eff = 0 if size_fault else declared or PERF_ATTR_SIZE_VER0
+    data = attr[:copied]
+    if not size_fault and not PERF_ATTR_SIZE_VER0 <= eff <= PAGE_SIZE:
+        # The kernel refuses such a size before reading further.
+        status, data = STATUS_INVALID_SIZE, b""
+    # The offset of the first unreadable byte: BPF reports only that a
+    # read failed; the size word's is 4, the body's is unknown (0).
+    fault_offset = 4 if status == STATUS_FAULT and size_fault else 0
+    item_size = 40 + pad8(len(data))
+    items = struct.pack("<10I", item_size, 40, 0, KIND_PERF_EVENT_ATTR, status, flags, eff, len(data),
+                        fault_offset, 0)
+    items += data + b"\0" * (pad8(len(data)) - len(data))
     # struct antinomie_entry: its start_ns is the contender's one time.
-    entry = struct.pack("<II6QQ", 64, 1 if items else 0, *args, h["time"])
+    entry = struct.pack("<II6QQ", 64, 1, *args, h["time"])
     size = REC_HEADER_SIZE + len(entry) + len(items)
     return record_header(size, REC_ENTRY, call_id, h["time"], h["pid"], h["tid"], h["cpu"]) + entry + items
 
 
 def exit_record(call_id, h, ret, duration, entry_pos):
-    body = struct.pack("<IIqQIIQ", 40, 0, ret, duration, 0, 0, entry_pos)
+    # A call that succeeded got past perf_copy_attr(); of a failed one
+    # the contender cannot tell.
+    flags = EXIT_F_ATTR_COPIED if ret >= 0 else 0
+    body = struct.pack("<IIqQIIQ", 40, flags, ret, duration, 0, 0, entry_pos)
     return record_header(REC_HEADER_SIZE + len(body), REC_EXIT, call_id, h["time"], h["pid"], h["tid"],
                          h["cpu"]) + body
 

@@ -185,7 +185,8 @@ fn a_closed_pipe_is_not_an_error() {
 
 /// The BPF contender's records file as `antinomie-bpf --out` writes it
 /// (`qemu/bpf-contender/contender.h`): one call that opened fd 3 with a
-/// 136-byte attr, one whose attr could not be read (EFAULT), and the
+/// 136-byte attr, one whose attr could not be read (EFAULT), one with a
+/// NULL attr, one with a size the kernel refuses (30: E2BIG), and the
 /// per-CPU counters.
 fn contender_records() -> Vec<u8> {
     let mut f = Vec::new();
@@ -203,11 +204,13 @@ fn contender_records() -> Vec<u8> {
     };
     let entry = |f: &mut Vec<u8>, time: u64, status: u32, attr: &[u8; 136]| {
         header(f, 32 + 64 + 136, 1, time);
-        for w in [0x7000_0000u64, 0, u64::MAX, u64::MAX, 0, 0] {
+        let ptr = if status == 2 { 0 } else { 0x7000_0000u64 };
+        for w in [ptr, 0, u64::MAX, u64::MAX, 0, 0] {
             f.extend(w.to_le_bytes());
         }
-        let copied = if status == 1 { 136u32 } else { 0 };
-        for w in [136u32, copied, status, 0] {
+        let declared = u32::from(attr[4]);
+        let copied = if status == 1 { declared } else { 0 };
+        for w in [declared, copied, status, 0] {
             f.extend(w.to_le_bytes());
         }
         f.extend(attr);
@@ -221,10 +224,17 @@ fn contender_records() -> Vec<u8> {
     attr[4] = 136; // size
     entry(&mut f, 1_000_000, 1, &attr);
     exit(&mut f, 1_002_000, 3);
-    entry(&mut f, 2_000_000, 3, &[0; 136]);
+    let mut unread = [0u8; 136];
+    unread[4] = 136;
+    entry(&mut f, 2_000_000, 3, &unread);
     exit(&mut f, 2_001_000, -14);
-    header(&mut f, 32 + 16, 3, 3_000_000);
-    for w in [4u64, 0] {
+    entry(&mut f, 3_000_000, 2, &[0; 136]);
+    exit(&mut f, 3_001_000, -14);
+    attr[4] = 30;
+    entry(&mut f, 4_000_000, 1, &attr);
+    exit(&mut f, 4_001_000, -7);
+    header(&mut f, 32 + 16, 3, 5_000_000);
+    for w in [8u64, 0] {
         f.extend(w.to_le_bytes());
     }
     f
@@ -256,15 +266,20 @@ fn the_contenders_records_convert_to_a_trace_file() {
     );
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     let calls: Vec<&str> = stdout.lines().collect();
-    assert_eq!(calls.len(), 2, "{stdout}");
+    assert_eq!(calls.len(), 4, "{stdout}");
     assert!(
         calls[0].contains("PERF_TYPE_SOFTWARE") && calls[0].contains(") = 3 <"),
         "{stdout}"
     );
     assert!(calls[1].contains("EFAULT"), "{stdout}");
-    assert!(stderr.contains("summary: 2 calls"), "{stderr}");
+    assert!(calls[2].contains("perf_event_open(NULL,"), "{stdout}");
     assert!(
-        stderr.contains("4 records produced = 4 consumed + 0 lost"),
+        calls[3].contains("invalid size") && calls[3].contains("E2BIG"),
+        "{stdout}"
+    );
+    assert!(stderr.contains("summary: 4 calls"), "{stderr}");
+    assert!(
+        stderr.contains("8 records produced = 8 consumed + 0 lost"),
         "{stderr}"
     );
     std::fs::remove_dir_all(&dir).unwrap();
