@@ -17,6 +17,16 @@ fn reader() -> Command {
     Command::new(env!("CARGO_BIN_EXE_reader"))
 }
 
+/// Runs `cmd`, which must succeed (its stderr is the failure message).
+fn succeeds(cmd: &mut Command) {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 #[test]
 fn the_binary_shows_images_and_trace_files() {
     let dir = std::env::temp_dir().join(format!("antinomie-show-{}", std::process::id()));
@@ -171,15 +181,7 @@ fn a_closed_pipe_is_not_an_error() {
         env!("CARGO_BIN_EXE_reader"),
         p.display()
     );
-    let out = Command::new("bash")
-        .args(["-c", &format!("set -o pipefail; {script}")])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeds(Command::new("bash").args(["-c", &format!("set -o pipefail; {script}")]));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -249,16 +251,7 @@ fn the_contenders_records_convert_to_a_trace_file() {
     let (records, trace) = (dir.join("bpf.records"), dir.join("bpf.trace"));
     std::fs::write(&records, contender_records()).unwrap();
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scripts/bpf-to-trace.py");
-    let out = Command::new("python3")
-        .arg(script)
-        .args([&records, &trace])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeds(Command::new("python3").arg(script).args([&records, &trace]));
     let out = reader().arg("show").arg(&trace).output().unwrap();
     let (stdout, stderr) = (
         String::from_utf8(out.stdout).unwrap(),
