@@ -263,17 +263,15 @@ impl InputKey {
     /// sizes, differ in input.
     #[must_use]
     pub fn same_input(&self, other: &InputKey) -> bool {
+        // Equal where both have a value.
+        fn agree<T: PartialEq>(a: Option<T>, b: Option<T>) -> bool {
+            a.zip(b).map_or(true, |(a, b)| a == b)
+        }
         let read = |s: Option<u64>| s.filter(|&s| s != 0);
         self.nr == other.nr
             && self.args == other.args
-            && match (read(self.declared_size), read(other.declared_size)) {
-                (Some(a), Some(b)) => a == b,
-                _ => true,
-            }
-            && match (&self.attr, &other.attr) {
-                (Some(a), Some(b)) => a == b,
-                _ => true,
-            }
+            && agree(read(self.declared_size), read(other.declared_size))
+            && agree(self.attr.as_ref(), other.attr.as_ref())
     }
 }
 
