@@ -36,8 +36,9 @@
  * comes online gets its ring before it runs anything, and keeps it when it
  * goes offline. A consumer that maps the rings and later finds a CPU that
  * had none online again should map its ring too: until some part of it is
- * mapped (while any ring is), that ring does not make poll() readable and
- * lossless mode does not wait for room in it. ANTINOMIE_IOC_GET_INFO
+ * mapped (while any ring is), that ring does not make poll() readable, and
+ * until then lossless mode does not wait for room in it (it waits only for
+ * a ring some consumer maps). ANTINOMIE_IOC_GET_INFO
  * reports the geometry. The ring of
  * CPU n is at mmap offsets [n * mmap_stride,
  * n * mmap_stride + mmap_size), in this order:
@@ -126,29 +127,51 @@
  * By default the producer never waits: a record that finds its ring full
  * is dropped and counted, and the traced call goes on at once. In lossless
  * mode, meant for test runs that compare captures call by call, a call
- * whose record would not fit waits for the consumer first: before the
- * record is reserved, with preemption enabled, in process context (where
- * perf_copy_attr() has read the attr, and at the syscall's exit), never
- * inside the reservation. The wait is killable and bounded: each
- * record waits at most antinomie.lossless_timeout_ms milliseconds (a
- * kernel parameter, writable in
- * /sys/module/antinomie/parameters/lossless_timeout_ms). A fatal signal
- * or the timeout ends the wait, and the record is then dropped and
- * counted as in the default mode. The wait checks for room for the record,
- * and for the LOST record due before it if any, on the ring of the CPU it
- * runs on when the wait ends; the task may have moved. It ends early when the consumer
+ * whose records would not fit waits for the consumer first, once, where
+ * its ENTRY is written: before the call has had any effect (where
+ * perf_copy_attr() is done reading the attr, or where the call fails on
+ * its flags), in process context, with preemption enabled and no lock
+ * held, never inside the reservation. It waits for room for the ENTRY,
+ * its EXIT and the LOST record due before them if any, on the ring of the
+ * CPU it runs on when the wait ends; the task may have moved. The EXIT
+ * never waits: the room found for it is kept for it (later calls wait for
+ * room beside it), and a call that moved to a full ring by then loses its
+ * EXIT, counted as in the default mode. The wait ends early when the consumer
  * calls poll(), or, for a consumer that never does, at its next check, at
  * most 10 ms later.
  *
- * The traced call's result and side effects do not change; its duration
- * does, by the wait. The threads of the process that switched the mode on
- * never wait: a consumer that calls perf_event_open() itself would wait
- * for its own reading. ANTINOMIE_IOC_SET_LOSSLESS switches the mode for
- * as long as the file that did so stays open; antinomie.lossless=1 at
- * boot switches it on until an ioctl switches it off. Every ring's meta
- * page shows the mode in flags and counts the waits in waits and wait_ns.
+ * The wait ends, and the records that do not fit are dropped and counted
+ * as in the default mode:
+ *  - at the timeout, antinomie.lossless_timeout_ms milliseconds (a kernel
+ *    parameter, writable in
+ *    /sys/module/antinomie/parameters/lossless_timeout_ms; from 1 to
+ *    ANTINOMIE_LOSSLESS_TIMEOUT_MAX_MS, half the freezer's default 20 s
+ *    timeout, else EINVAL). A timeout latches the ring as stalled: no call
+ *    waits on it again until its consumer position moves, so that a
+ *    stopped consumer costs the traced calls one timeout per ring, not
+ *    one per call;
+ *  - on any pending signal: the sleep is interruptible, so SIGSTOP,
+ *    ptrace, signal handlers and the cgroup v2 freezer act on a waiting
+ *    task as they would without capture, and freezable, so the system
+ *    freezer freezes it in place.
+ * A call waits only for a ring that some consumer maps: with none (the
+ * mode switched on at boot, a consumer that died), nobody waits. A task
+ * whose address space maps a part of a ring never waits: it is a reader,
+ * and would wait for its own reading.
+ *
+ * The traced call's result and side effects do not change, nor does what
+ * an event the call opens on its own task counts: the wait comes before
+ * the event exists. Its duration does, by the wait: an EXIT whose call
+ * waited is flagged WAITED, and its duration_ns includes the wait.
+ * ANTINOMIE_IOC_SET_LOSSLESS switches the mode for as long as the file
+ * that did so stays open; antinomie.lossless=1 at boot switches it on
+ * until an ioctl switches it off. Every ring's meta page shows the mode in
+ * flags and counts the waits in waits and wait_ns.
  */
 #define ANTINOMIE_META_F_LOSSLESS	(1U << 0)
+
+/* The longest antinomie.lossless_timeout_ms may be set to. */
+#define ANTINOMIE_LOSSLESS_TIMEOUT_MAX_MS	10000
 
 /*
  * Loss reasons: indices into the lost[] arrays. RING_BROKEN: the kernel
@@ -179,9 +202,9 @@
  *	ANTINOMIE_LOST_*.
  * @flags: ANTINOMIE_META_F_*, the capture mode; the same on every ring.
  * @reserved: zero.
- * @waits: records whose producer waited for room before it wrote them
- *	(or dropped them, after the wait), counted on the ring of the CPU
- *	the producer ran on when the wait ended; see LOSSLESS MODE.
+ * @waits: calls that waited for room before they wrote their ENTRY (or
+ *	dropped it, after the wait), counted on the ring of the CPU the
+ *	call ran on when the wait ended; see LOSSLESS MODE.
  * @wait_ns: nanoseconds those waits took, in total.
  *
  * @produced is updated before (A), so after (B) it counts at least the
@@ -452,6 +475,8 @@ struct antinomie_capture {
  * ENTRY_GONE: this call's ENTRY (or the count of its loss) went to rings
  * that were replaced (ANTINOMIE_IOC_SET_RING_SIZE) while the call ran;
  * these rings never held it, so a reader must not wait for it.
+ * WAITED: in lossless mode, the call waited for room before its ENTRY;
+ * duration_ns includes the wait. See LOSSLESS MODE.
  * Other bits are zero.
  */
 #define ANTINOMIE_EXIT_F_SIZE_STORE_FAULT	(1U << 0)
@@ -459,6 +484,7 @@ struct antinomie_capture {
 #define ANTINOMIE_EXIT_F_ATTR_COPIED		(1U << 2)
 #define ANTINOMIE_EXIT_F_ENTRY_LOST		(1U << 4)
 #define ANTINOMIE_EXIT_F_ENTRY_GONE		(1U << 5)
+#define ANTINOMIE_EXIT_F_WAITED			(1U << 6)
 
 /**
  * struct antinomie_exit - body of an EXIT record, written when the call
@@ -469,7 +495,8 @@ struct antinomie_capture {
  * @duration_ns: this record's time_ns minus the ENTRY's start_ns,
  *	exactly, also when the ENTRY was dropped: the call's run from its
  *	entry into perf_event_open() to just before the EXIT was reserved,
- *	which includes writing the ENTRY.
+ *	which includes writing the ENTRY and, with ANTINOMIE_EXIT_F_WAITED,
+ *	lossless mode's wait for room before it.
  * @required_size: with ANTINOMIE_EXIT_F_SIZE_WRITTEN, the size
  *	perf_copy_attr() stored into attr_uptr->size (or tried to, with
  *	ANTINOMIE_EXIT_F_SIZE_STORE_FAULT); otherwise 0.
@@ -551,8 +578,9 @@ struct antinomie_lost {
  * the old rings stay as they were.
  * SET_LOSSLESS takes a __u32, 1 to switch lossless mode on, 0 to switch it
  * off (else EINVAL); it changes the whole system, so it needs what
- * ENABLE needs (EPERM). Mode switched on through a file goes off when
- * that file is released. See LOSSLESS MODE.
+ * ENABLE needs, and switching it on, which makes every user's calls wait,
+ * needs CAP_SYS_ADMIN as well (EPERM). Mode switched on through a file
+ * goes off when that file is released. See LOSSLESS MODE.
  * SET_WATERMARK: poll() reports EPOLLIN once some ring holds at least this
  * many unread bytes. 1, the default each open starts from, wakes on any
  * record; larger values batch wake-ups, but data below the watermark wakes

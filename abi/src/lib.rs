@@ -126,10 +126,16 @@ pub const EXIT_F_ENTRY_LOST: u32 = 1 << 4;
 /// `ANTINOMIE_EXIT_F_ENTRY_GONE`: [`Exit::flags`] bit, the entry (or the
 /// count of its loss) went to rings replaced or freed during the call.
 pub const EXIT_F_ENTRY_GONE: u32 = 1 << 5;
+/// `ANTINOMIE_EXIT_F_WAITED`: [`Exit::flags`] bit, in lossless mode the
+/// call waited for room before its entry; its duration includes the wait.
+pub const EXIT_F_WAITED: u32 = 1 << 6;
 
 /// `ANTINOMIE_META_F_LOSSLESS`: [`Meta::flags`] bit, lossless mode is on:
 /// callers wait for room rather than lose records.
 pub const META_F_LOSSLESS: u32 = 1 << 0;
+/// `ANTINOMIE_LOSSLESS_TIMEOUT_MAX_MS`: the longest the kernel's
+/// `antinomie.lossless_timeout_ms` may be set to.
+pub const LOSSLESS_TIMEOUT_MAX_MS: u32 = 10000;
 
 /// `ANTINOMIE_INFO_F_ENABLED`: [`Info::flags`] bit, capture is on.
 pub const INFO_F_ENABLED: u32 = 1 << 0;

@@ -152,11 +152,11 @@ pub(crate) struct LiveArgs {
     /// Switch capture on if it is off.
     #[arg(long)]
     pub(crate) enable: bool,
-    /// Lossless mode while this reader runs: a call whose record finds
-    /// its ring full waits for the reader (up to the kernel's
-    /// `antinomie.lossless_timeout_ms`) instead of losing the record.
-    /// For test runs; it slows the traced calls down. The kernel switches
-    /// it off when the reader exits.
+    /// Lossless mode while this reader runs: a call whose records would
+    /// not fit its ring waits for the reader before it does anything (up
+    /// to the kernel's `antinomie.lossless_timeout_ms`) instead of losing
+    /// them. For test runs; it slows the traced calls down. Needs
+    /// `CAP_SYS_ADMIN`. The kernel switches it off when the reader exits.
     #[arg(long)]
     pub(crate) lossless: bool,
     /// The capture device.
