@@ -581,6 +581,17 @@ struct antinomie_lost {
  * ENABLE needs, and switching it on, which makes every user's calls wait,
  * needs CAP_SYS_ADMIN as well (EPERM). Mode switched on through a file
  * goes off when that file is released. See LOSSLESS MODE.
+ * SET_SCOPE takes a struct antinomie_scope, of _IOC_SIZE(cmd) bytes, at
+ * least the size defined here (else EINVAL; bytes past the ones the kernel
+ * knows must be zero, else E2BIG): the workload
+ * the consumer traces, a cgroup v2 directory, its descendants included.
+ * Lossless mode then makes only its tasks wait; with
+ * ANTINOMIE_SCOPE_F_CAPTURE, only its tasks' calls are captured, so that
+ * calls outside it neither fill the rings nor take call ids. cgroup_fd -1
+ * (with flags 0) clears the scope. A scope set through a file goes when
+ * that file is released. EBADF: cgroup_fd is not a cgroup v2 directory;
+ * EINVAL: unknown flags; EOPNOTSUPP: a kernel without CONFIG_CGROUPS. It
+ * needs what ENABLE needs. See SCOPE.
  * SET_WATERMARK: poll() reports EPOLLIN once some ring holds at least this
  * many unread bytes. 1, the default each open starts from, wakes on any
  * record; larger values batch wake-ups, but data below the watermark wakes
@@ -596,10 +607,14 @@ struct antinomie_lost {
 
 /*
  * struct antinomie_info.flags. ENABLED: capture of new calls is on.
- * LOSSLESS: lossless mode is on, see LOSSLESS MODE.
+ * LOSSLESS: lossless mode is on, see LOSSLESS MODE. SCOPED: a scope is
+ * set (ANTINOMIE_IOC_SET_SCOPE); SCOPE_CAPTURE: with
+ * ANTINOMIE_SCOPE_F_CAPTURE.
  */
 #define ANTINOMIE_INFO_F_ENABLED	(1U << 0)
 #define ANTINOMIE_INFO_F_LOSSLESS	(1U << 1)
+#define ANTINOMIE_INFO_F_SCOPED		(1U << 2)
+#define ANTINOMIE_INFO_F_SCOPE_CAPTURE	(1U << 3)
 
 /**
  * struct antinomie_info - device geometry, from ANTINOMIE_IOC_GET_INFO
@@ -653,6 +668,31 @@ struct antinomie_counters {
 	__u64	lost[ANTINOMIE_LOST_NR_SLOTS];
 };
 
+/*
+ * SCOPE
+ *
+ * A consumer that traces one workload, such as a test run, names it by a
+ * cgroup v2 directory (ANTINOMIE_IOC_SET_SCOPE): a task is in the scope if
+ * it is in that cgroup or in one below it, at the time of the call.
+ * Lossless mode makes only the scope's tasks wait: what else runs on the
+ * machine never waits for the consumer, its records being dropped and
+ * counted if they do not fit. With ANTINOMIE_SCOPE_F_CAPTURE, capture too
+ * is limited to the scope: the calls of other tasks are not captured at
+ * all, as if capture were off for them, so that no task outside the
+ * workload can fill the rings the workload's records need.
+ */
+#define ANTINOMIE_SCOPE_F_CAPTURE	(1U << 0)
+
+/**
+ * struct antinomie_scope - argument of ANTINOMIE_IOC_SET_SCOPE
+ * @flags: ANTINOMIE_SCOPE_F_*.
+ * @cgroup_fd: an fd of a cgroup v2 directory, or -1 for no scope.
+ */
+struct antinomie_scope {
+	__u32	flags;
+	__s32	cgroup_fd;
+};
+
 #define ANTINOMIE_IOC_MAGIC		0xA6
 #define ANTINOMIE_IOC_GET_INFO		_IOR(ANTINOMIE_IOC_MAGIC, 0x00, \
 					     struct antinomie_info)
@@ -663,5 +703,7 @@ struct antinomie_counters {
 #define ANTINOMIE_IOC_SET_RING_SIZE	_IOW(ANTINOMIE_IOC_MAGIC, 0x04, __u64)
 #define ANTINOMIE_IOC_SET_WATERMARK	_IOW(ANTINOMIE_IOC_MAGIC, 0x05, __u64)
 #define ANTINOMIE_IOC_SET_LOSSLESS	_IOW(ANTINOMIE_IOC_MAGIC, 0x06, __u32)
+#define ANTINOMIE_IOC_SET_SCOPE		_IOW(ANTINOMIE_IOC_MAGIC, 0x07, \
+					     struct antinomie_scope)
 
 #endif /* _UAPI_LINUX_ANTINOMIE_H */
