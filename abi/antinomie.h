@@ -589,9 +589,11 @@ struct antinomie_lost {
  * ANTINOMIE_SCOPE_F_CAPTURE, only its tasks' calls are captured, so that
  * calls outside it neither fill the rings nor take call ids. cgroup_fd -1
  * (with flags 0) clears the scope. A scope set through a file goes when
- * that file is released. EBADF: cgroup_fd is not a cgroup v2 directory;
- * EINVAL: unknown flags; EOPNOTSUPP: a kernel without CONFIG_CGROUPS. It
- * needs what ENABLE needs. See SCOPE.
+ * that file is released, even if capture outlives it (see ENABLE): the
+ * capture then takes every task's calls again. EBADF: cgroup_fd is not a
+ * cgroup v2 directory (an O_PATH fd of one will do); ENOENT: the cgroup
+ * was removed; EINVAL: unknown flags; EOPNOTSUPP: a kernel without
+ * CONFIG_CGROUPS. It needs what ENABLE needs. See SCOPE.
  * SET_WATERMARK: poll() reports EPOLLIN once some ring holds at least this
  * many unread bytes. 1, the default each open starts from, wakes on any
  * record; larger values batch wake-ups, but data below the watermark wakes
@@ -679,7 +681,9 @@ struct antinomie_counters {
  * counted if they do not fit. With ANTINOMIE_SCOPE_F_CAPTURE, capture too
  * is limited to the scope: the calls of other tasks are not captured at
  * all, as if capture were off for them, so that no task outside the
- * workload can fill the rings the workload's records need.
+ * workload can fill the rings the workload's records need. A cgroup
+ * removed while it is the scope holds no task any more: nothing is then
+ * captured (with ANTINOMIE_SCOPE_F_CAPTURE), and nobody waits.
  */
 #define ANTINOMIE_SCOPE_F_CAPTURE	(1U << 0)
 
