@@ -141,6 +141,16 @@ pub const LOSSLESS_TIMEOUT_MAX_MS: u32 = 10000;
 pub const INFO_F_ENABLED: u32 = 1 << 0;
 /// `ANTINOMIE_INFO_F_LOSSLESS`: [`Info::flags`] bit, lossless mode is on.
 pub const INFO_F_LOSSLESS: u32 = 1 << 1;
+/// `ANTINOMIE_INFO_F_SCOPED`: [`Info::flags`] bit, a scope is set
+/// ([`IOC_SET_SCOPE`]).
+pub const INFO_F_SCOPED: u32 = 1 << 2;
+/// `ANTINOMIE_INFO_F_SCOPE_CAPTURE`: [`Info::flags`] bit, capture is
+/// limited to the scope.
+pub const INFO_F_SCOPE_CAPTURE: u32 = 1 << 3;
+
+/// `ANTINOMIE_SCOPE_F_CAPTURE`: [`Scope::flags`] bit, capture only the
+/// scope's calls (else the scope limits lossless mode's waits alone).
+pub const SCOPE_F_CAPTURE: u32 = 1 << 0;
 
 /// `ANTINOMIE_IOC_MAGIC`: the ioctl type of `/dev/antinomie`.
 pub const IOC_MAGIC: u32 = 0xA6;
@@ -202,6 +212,8 @@ pub const IOC_SET_WATERMARK: u32 = iow::<u64>(0x05);
 /// `ANTINOMIE_IOC_SET_LOSSLESS`: takes a `u32`, 1 for lossless mode on, 0
 /// for off.
 pub const IOC_SET_LOSSLESS: u32 = iow::<u32>(0x06);
+/// `ANTINOMIE_IOC_SET_SCOPE`: takes a [`Scope`], the workload traced.
+pub const IOC_SET_SCOPE: u32 = iow::<Scope>(0x07);
 
 /// Asserts at compile time the size, the alignment and every field offset
 /// of a mirror, as the header lays them out.
@@ -440,6 +452,18 @@ assert_layout!(Info, size 72, align 8, {
     data_size: 24, watermark: 32, mmap_stride: 40, mmap_size: 48, consumer_offset: 56,
     data_offset: 64,
 });
+
+/// `struct antinomie_scope`: the argument of [`IOC_SET_SCOPE`].
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct Scope {
+    /// `flags`: `SCOPE_F_*`.
+    pub flags: u32,
+    /// `cgroup_fd`: an fd of a cgroup v2 directory, or -1 for no scope.
+    pub cgroup_fd: i32,
+}
+
+assert_layout!(Scope, size 8, align 4, { flags: 0, cgroup_fd: 4 });
 
 /// `struct antinomie_counters`: one ring's positions and counters from
 /// [`IOC_GET_COUNTERS`].

@@ -18,15 +18,16 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use antinomie_abi::{
-    Capture, Consumer, Counters, Entry, Exit, Info, Lost, Meta, RecordHeader, ABI_VERSION,
+    Capture, Consumer, Counters, Entry, Exit, Info, Lost, Meta, RecordHeader, Scope, ABI_VERSION,
     CALL_ID_SEQ_BITS, CALL_ID_SEQ_MASK, CAPTURE_F_SIZE_FAULT, CAPTURE_F_TAIL_NONZERO,
     CAPTURE_F_TAIL_ZERO, EXIT_F_ATTR_COPIED, EXIT_F_ENTRY_GONE, EXIT_F_ENTRY_LOST,
     EXIT_F_SIZE_STORE_FAULT, EXIT_F_SIZE_WRITTEN, EXIT_F_WAITED, INFO_F_ENABLED, INFO_F_LOSSLESS,
-    IOC_DISABLE, IOC_ENABLE, IOC_GET_COUNTERS, IOC_GET_INFO, IOC_MAGIC, IOC_SET_LOSSLESS,
-    IOC_SET_RING_SIZE, IOC_SET_WATERMARK, KIND_PERF_EVENT_ATTR, LOSSLESS_TIMEOUT_MAX_MS,
-    LOST_BAD_CONSUMER, LOST_NR_SLOTS, LOST_RING_BROKEN, LOST_RING_FULL, MAGIC, META_F_LOSSLESS,
-    RECORD_ALIGN, RECORD_ENTRY, RECORD_EXIT, RECORD_F_COMPAT, RECORD_LOST, STATUS_COMPLETE,
-    STATUS_FAULT, STATUS_INVALID_SIZE, STATUS_NOT_APPLICABLE, STATUS_NULL_PTR, STATUS_TRUNCATED,
+    INFO_F_SCOPED, INFO_F_SCOPE_CAPTURE, IOC_DISABLE, IOC_ENABLE, IOC_GET_COUNTERS, IOC_GET_INFO,
+    IOC_MAGIC, IOC_SET_LOSSLESS, IOC_SET_RING_SIZE, IOC_SET_SCOPE, IOC_SET_WATERMARK,
+    KIND_PERF_EVENT_ATTR, LOSSLESS_TIMEOUT_MAX_MS, LOST_BAD_CONSUMER, LOST_NR_SLOTS,
+    LOST_RING_BROKEN, LOST_RING_FULL, MAGIC, META_F_LOSSLESS, RECORD_ALIGN, RECORD_ENTRY,
+    RECORD_EXIT, RECORD_F_COMPAT, RECORD_LOST, SCOPE_F_CAPTURE, STATUS_COMPLETE, STATUS_FAULT,
+    STATUS_INVALID_SIZE, STATUS_NOT_APPLICABLE, STATUS_NULL_PTR, STATUS_TRUNCATED,
 };
 
 const HEADER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/antinomie.h");
@@ -57,7 +58,7 @@ fn parse_header(text: &str) -> Header {
             let member = line
                 .strip_prefix('\t')
                 .and_then(|l| l.split_once('\t'))
-                .filter(|(ty, _)| matches!(*ty, "__u32" | "__u64" | "__s64"))
+                .filter(|(ty, _)| matches!(*ty, "__u32" | "__s32" | "__u64" | "__s64"))
                 .and_then(|(_, rest)| rest.strip_suffix(';'))
                 .map(|decl| decl.split('[').next().unwrap());
             match member {
@@ -236,6 +237,7 @@ fn rust_facts() -> Facts {
     mirror!(f, Counters = "antinomie_counters" {
         size, cpu, producer_pos, consumer_pos, produced, lost,
     });
+    mirror!(f, Scope = "antinomie_scope" { flags, cgroup_fd });
     constants!(
         f,
         ABI_VERSION,
@@ -271,6 +273,9 @@ fn rust_facts() -> Facts {
         LOSSLESS_TIMEOUT_MAX_MS,
         INFO_F_ENABLED,
         INFO_F_LOSSLESS,
+        INFO_F_SCOPED,
+        INFO_F_SCOPE_CAPTURE,
+        SCOPE_F_CAPTURE,
         IOC_MAGIC,
         IOC_GET_INFO,
         IOC_ENABLE,
@@ -279,6 +284,7 @@ fn rust_facts() -> Facts {
         IOC_SET_RING_SIZE,
         IOC_SET_WATERMARK,
         IOC_SET_LOSSLESS,
+        IOC_SET_SCOPE,
     );
     f
 }

@@ -3,7 +3,7 @@
 use std::fs::{File, OpenOptions};
 use std::io;
 use std::mem::offset_of;
-use std::os::fd::{AsFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -146,6 +146,35 @@ impl Device {
         } else {
             self.info.flags &= !abi::INFO_F_LOSSLESS;
         }
+        Ok(())
+    }
+
+    /// Limits capture, and lossless mode's waits, to the workload in the
+    /// cgroup v2 directory `cgroup` and the cgroups below it, while this
+    /// device is open: the calls of other tasks are not captured, and
+    /// never wait for this reader.
+    ///
+    /// # Errors
+    /// The ioctl's error: `EBADF` if `cgroup` is not a cgroup v2
+    /// directory, `ENOTTY` from a kernel without scopes, `EOPNOTSUPP` from
+    /// one without cgroups.
+    pub fn set_scope(&mut self, cgroup: BorrowedFd<'_>) -> Result<(), Error> {
+        let scope = abi::Scope {
+            flags: abi::SCOPE_F_CAPTURE,
+            cgroup_fd: cgroup.as_raw_fd(),
+        };
+        // SAFETY: IOC_SET_SCOPE is _IOW(0xA6, 7, struct antinomie_scope)
+        // and `scope` is that struct (abi::Scope mirrors it, layout
+        // asserted): the kernel reads _IOC_SIZE(cmd) = size_of::<Scope>()
+        // bytes through the pointer rustix passes to a copy of it.
+        unsafe {
+            ioctl(
+                &self.file,
+                Setter::<{ opcode(abi::IOC_SET_SCOPE) }, abi::Scope>::new(scope),
+            )
+        }
+        .map_err(|e| Error::io("ANTINOMIE_IOC_SET_SCOPE", e.into()))?;
+        self.info.flags |= abi::INFO_F_SCOPED | abi::INFO_F_SCOPE_CAPTURE;
         Ok(())
     }
 

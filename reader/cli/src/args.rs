@@ -159,6 +159,12 @@ pub(crate) struct LiveArgs {
     /// `CAP_SYS_ADMIN`. The kernel switches it off when the reader exits.
     #[arg(long)]
     pub(crate) lossless: bool,
+    /// Capture only the calls of tasks in the cgroup v2 directory DIR and
+    /// below it (a workload started there), while this reader runs; with
+    /// `--lossless`, only they wait. Other tasks' calls are not captured:
+    /// they cannot fill the rings the workload needs.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) cgroup: Option<PathBuf>,
     /// The capture device.
     #[arg(long, value_name = "PATH", default_value = DEFAULT_DEVICE)]
     pub(crate) device: PathBuf,

@@ -4,6 +4,7 @@
 use std::collections::BTreeSet;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
+use std::os::fd::AsFd;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -73,6 +74,12 @@ pub(crate) fn live(
     filter: Option<Filter>,
 ) -> Result<Summary> {
     let mut dev = Device::open(&args.device)?;
+    if let Some(dir) = &args.cgroup {
+        let cgroup = File::open(dir).with_context(|| format!("opening {}", dir.display()))?;
+        dev.set_scope(cgroup.as_fd())
+            .with_context(|| format!("limiting capture to the cgroup {}", dir.display()))?;
+        tracing::info!("capturing only the calls of cgroup {}", dir.display());
+    }
     if args.lossless {
         dev.set_lossless(true)?;
         tracing::info!("lossless mode on");
