@@ -2,8 +2,9 @@
 # Run any program in the QEMU guest under capture and bring everything back
 # to the host: boots the patched kernel with PROGRAM (static or dynamic: its
 # shared libraries and loader are copied in) and every --add DIR in the
-# image, starts `reader --enable --follow --lossless -w TRACE` before the
-# program, runs it, stops the reader, and writes to --out DIR:
+# image, starts `reader --enable --follow --lossless --cgroup CG -w TRACE`
+# before the program, runs it in the cgroup CG (so that only its calls are
+# captured, and only they wait), stops the reader, and writes to --out DIR:
 #
 #   trace.antinomie   the raw trace (decode again with `reader show`)
 #   reader.txt        what the live reader printed (text, or as --reader-args say)

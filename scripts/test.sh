@@ -131,8 +131,8 @@ step "boot: smoke scenario + KUnit" qemu/run.sh --scenario smoke
 step "boot: capture on the raw ABI" qemu/run.sh --quiet --scenario capture
 step "boot: kselftest of the raw ABI" \
 	qemu/run.sh --quiet --scenario kselftest-antinomie --timeout 900
-step "boot: capture from early boot" qemu/run.sh --quiet --scenario capture-boot \
-	--append "antinomie.enable=1 antinomie.ring_size=64K"
+step "boot: capture from early boot, lossless with no reader" qemu/run.sh --quiet --scenario capture-boot \
+	--append "antinomie.enable=1 antinomie.lossless=1 antinomie.ring_size=64K"
 step "boot: perf_events selftests, capture off and on" \
 	qemu/run.sh --quiet --scenario perf-selftests --timeout 900
 step "boot: reader end to end" qemu/run.sh --quiet --scenario reader-e2e --timeout 900

@@ -178,6 +178,12 @@ struct Args {
     /// The reader binary run with `--follow --enable` in capture epochs.
     #[arg(long, default_value = "reader")]
     reader: PathBuf,
+    /// A cgroup v2 directory: the campaign moves itself into it before its
+    /// first pass, so that every pass runs there, and its reader captures
+    /// only that cgroup's calls (`reader --cgroup`): nothing else on the
+    /// machine is captured or waits.
+    #[arg(long)]
+    cgroup: Option<PathBuf>,
     /// The capture device.
     #[arg(long, default_value = "/dev/antinomie")]
     device: PathBuf,
@@ -275,6 +281,11 @@ fn run(args: &Args) -> Result<bool, String> {
         args.burst,
         args.passes,
     );
+    if let Some(dir) = &args.cgroup {
+        let procs = dir.join("cgroup.procs");
+        // "0" moves the writer's thread group, every thread of it.
+        std::fs::write(&procs, "0").map_err(|e| format!("{}: {e}", procs.display()))?;
+    }
     let mut results: Vec<(PassKind, Vec<Vec<Outcome>>, Duration, Tally)> = Vec::new();
     std::thread::scope(|s| -> Result<(), String> {
         let handlers: Vec<_> = arenas

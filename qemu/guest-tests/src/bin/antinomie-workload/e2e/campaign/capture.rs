@@ -18,17 +18,23 @@ pub(super) fn counters(dev: &Device) -> Result<Vec<(u32, u64, [u64; abi::LOST_NR
         .collect())
 }
 
-/// `reader --follow --enable --lossless [-w TRACE]`, its summary on stderr
-/// in a file. Lossless: a call whose record finds its ring full waits for
-/// the reader, so an epoch loses no record.
+/// `reader --follow --enable --lossless [-w TRACE] [--cgroup DIR]`, its
+/// summary on stderr in a file. Lossless: a call whose records would not
+/// fit waits for the reader, so an epoch loses no record.
 pub(super) struct Reader {
     child: Child,
     err_path: PathBuf,
 }
 
 impl Reader {
-    /// Starts it, with `-w trace` if given, and waits until capture is on.
-    pub(super) fn start(bin: &Path, err_path: &Path, trace: Option<&Path>) -> Result<Self, String> {
+    /// Starts it, with `-w trace` and `--cgroup cgroup` if given, and waits
+    /// until capture is on.
+    pub(super) fn start(
+        bin: &Path,
+        err_path: &Path,
+        trace: Option<&Path>,
+        cgroup: Option<&Path>,
+    ) -> Result<Self, String> {
         let err =
             std::fs::File::create(err_path).map_err(|e| format!("{}: {e}", err_path.display()))?;
         let mut child = Command::new(bin)
@@ -37,6 +43,11 @@ impl Reader {
                 trace
                     .iter()
                     .flat_map(|t| [std::ffi::OsStr::new("-w"), t.as_os_str()]),
+            )
+            .args(
+                cgroup
+                    .iter()
+                    .flat_map(|c| [std::ffi::OsStr::new("--cgroup"), c.as_os_str()]),
             )
             .stdout(Stdio::null())
             .stderr(err)
