@@ -32,11 +32,13 @@
  * owned by root, unless the administrator changes it), CAP_PERFMON or
  * CAP_SYS_ADMIN (else EPERM), and the consent of the LSMs to a CPU-wide
  * perf event on a tracepoint. One consumer has it open at a time (EBUSY),
- * unless the consumer's file was left behind: it mapped the rings, nothing
- * maps them any more, and the file is still open (a child inherited it,
- * say, after the consumer died). An open then takes the device over: what
- * the left file switched on goes off as if it were released, and it fails
- * with EBADFD from then on.
+ * unless the consumer's file was left behind: the process that mapped the
+ * rings through it died (or exec'd), nothing maps them any more, and the
+ * file is still open (a child inherited it, without the mappings). An
+ * open then takes the device over: what the left file switched on goes
+ * off as if it were released, and it fails with EBADFD (poll(): EPOLLERR
+ * and EPOLLHUP) from then on. A consumer that unmaps the rings itself
+ * keeps the device.
  * Each CPU online since the rings were allocated has one ring: a CPU that
  * comes online gets its ring before it runs anything, and keeps it when it
  * goes offline. A consumer that maps the rings and later finds a CPU that
