@@ -216,81 +216,58 @@ impl Device {
         .map_err(|e| Error::io("ANTINOMIE_IOC_SET_WATERMARK", e.into()))
     }
 
-    /// The CPUs that may have a ring: `/sys/devices/system/cpu/possible`,
-    /// or every id below `cpu_id_limit` when that cannot be read.
+    /// The CPUs that have a ring, the possible ones:
+    /// `/sys/devices/system/cpu/possible`, or every id below `cpu_id_limit`
+    /// when that cannot be read.
     #[must_use]
     pub fn possible_cpus(&self, sysfs: &Path) -> Vec<u32> {
-        std::fs::read_to_string(sysfs.join("devices/system/cpu/possible"))
-            .ok()
-            .and_then(|s| parse_cpu_list(&s))
+        self.listed_possible_cpus(sysfs)
             .unwrap_or_else(|| (0..self.info.cpu_id_limit).collect())
-            .into_iter()
-            .filter(|&c| c < self.info.cpu_id_limit)
-            .collect()
     }
 
-    /// Maps the ring of every CPU that has one (see [`Device::possible_cpus`]);
-    /// returns them and the CPUs without a ring, which have not been online
-    /// since the rings were allocated.
+    /// The CPUs `/sys/devices/system/cpu/possible` lists below
+    /// `cpu_id_limit`; `None` when it cannot be read.
+    fn listed_possible_cpus(&self, sysfs: &Path) -> Option<Vec<u32>> {
+        let cpus = std::fs::read_to_string(sysfs.join("devices/system/cpu/possible"))
+            .ok()
+            .and_then(|s| parse_cpu_list(&s))?;
+        Some(
+            cpus.into_iter()
+                .filter(|&c| c < self.info.cpu_id_limit)
+                .collect(),
+        )
+    }
+
+    /// Maps the ring of every possible CPU (see [`Device::possible_cpus`]):
+    /// the kernel gives each one a ring, online or not, when it allocates
+    /// the rings, so these are all the rings there will be.
     ///
     /// # Errors
-    /// As for [`Device::map_ring`], but for [`Error::NoRing`].
-    pub fn map_rings(&self, sysfs: &Path) -> Result<(Vec<MappedRing>, Vec<u32>), Error> {
-        let (mut rings, mut ringless) = (Vec::new(), Vec::new());
-        for cpu in self.possible_cpus(sysfs) {
+    /// As for [`Device::map_ring`]: [`Error::NoRing`] for a CPU that
+    /// `/sys/devices/system/cpu/possible` lists but the device has no ring
+    /// for.
+    pub fn map_rings(&self, sysfs: &Path) -> Result<Vec<MappedRing>, Error> {
+        let listed = self.listed_possible_cpus(sysfs);
+        let guessed = listed.is_none();
+        let mut rings = Vec::new();
+        for cpu in listed.unwrap_or_else(|| (0..self.info.cpu_id_limit).collect()) {
             match self.map_ring(cpu) {
                 Ok(ring) => rings.push(ring),
-                Err(Error::NoRing { .. }) => ringless.push(cpu),
+                // Without the list every id below cpu_id_limit is tried,
+                // and one the device has no ring for is not a possible CPU.
+                Err(Error::NoRing { .. }) if guessed => {}
                 Err(e) => return Err(e),
             }
         }
-        Ok((rings, ringless))
-    }
-
-    /// Maps the rings the CPUs of `ringless` got since, by coming online;
-    /// `ringless` keeps the CPUs still without one and those whose ring
-    /// failed to map, each with its error in the second list. Only a CPU
-    /// coming online gets a ring, so only those in
-    /// `/sys/devices/system/cpu/online` are tried (all of them if that
-    /// cannot be read): one read of the online mask per call rather than
-    /// one failed `mmap()` per CPU.
-    pub fn map_new_rings(
-        &self,
-        sysfs: &Path,
-        ringless: &mut Vec<u32>,
-    ) -> (Vec<MappedRing>, Vec<(u32, Error)>) {
-        let (mut rings, mut failed) = (Vec::new(), Vec::new());
-        if ringless.is_empty() {
-            return (rings, failed);
-        }
-        let online = std::fs::read_to_string(sysfs.join("devices/system/cpu/online"))
-            .ok()
-            .and_then(|s| parse_cpu_list(&s));
-        ringless.retain(|&cpu| {
-            if online.as_ref().is_some_and(|o| !o.contains(&cpu)) {
-                return true;
-            }
-            match self.map_ring(cpu) {
-                Ok(ring) => {
-                    rings.push(ring);
-                    false
-                }
-                Err(Error::NoRing { .. }) => true,
-                Err(e) => {
-                    failed.push((cpu, e));
-                    true
-                }
-            }
-        });
-        (rings, failed)
+        Ok(rings)
     }
 
     /// Maps the ring of `cpu`.
     ///
     /// # Errors
-    /// [`Error::NoRing`] for a CPU without a ring, the mmap's error, or
-    /// [`Error::Geometry`] if the meta page disagrees with the device's
-    /// geometry.
+    /// [`Error::NoRing`] for a CPU without a ring (not a possible CPU),
+    /// the mmap's error, or [`Error::Geometry`] if the meta page disagrees
+    /// with the device's geometry.
     pub fn map_ring(&self, cpu: u32) -> Result<MappedRing, Error> {
         let i = &self.info;
         let what = |part: &str| format!("mapping the {part} of cpu {cpu}'s ring");

@@ -36,9 +36,10 @@ pub enum Error {
         /// This reader's, [`antinomie_abi::ABI_VERSION`].
         reader: u32,
     },
-    /// A CPU without a ring: it has not been online since the rings were
-    /// allocated (the device refuses its mapping with `ENODEV`).
-    #[error("cpu {cpu} has no ring: it has not been online since the rings were allocated")]
+    /// A CPU without a ring: the device refuses its mapping with `ENODEV`.
+    /// The kernel gives every possible CPU a ring, so the CPU is not one of
+    /// its possible CPUs, whatever the sysfs the reader was given says.
+    #[error("the device has no ring for cpu {cpu}: the kernel gives one to each CPU in /sys/devices/system/cpu/possible, and does not count cpu {cpu} among them")]
     NoRing {
         /// The CPU.
         cpu: u32,

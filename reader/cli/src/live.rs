@@ -1,12 +1,11 @@
 //! The live reader (`reader`, `reader --follow`), `reader dump-rings`, and
 //! the line sink every command that prints calls shares.
 
-use std::collections::BTreeSet;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::os::fd::AsFd;
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 
@@ -15,10 +14,9 @@ use antinomie_reader::decode::PmuTypes;
 use antinomie_reader::device::Device;
 use antinomie_reader::filter::Filter;
 use antinomie_reader::output::WriterSink;
-use antinomie_reader::pipeline::{self, Assembler, DrainMsg, Mode, Recorder, Summary};
-use antinomie_reader::ring::{ConsumerStats, RingConsumer, RingMemory};
+use antinomie_reader::pipeline::{self, Assembler, Mode, Recorder, Summary};
+use antinomie_reader::ring::{RingConsumer, RingMemory};
 use antinomie_reader::trace::{TraceHeader, TraceWriter};
-use antinomie_reader::Error;
 
 use crate::args::{CommonArgs, LiveArgs};
 use crate::process;
@@ -90,7 +88,7 @@ pub(crate) fn live(
     } else if !dev.enabled() {
         tracing::warn!("capture is off: showing what the rings hold (--enable switches it on)");
     }
-    let (mapped, mut ringless) = dev.map_rings(&args.sysfs)?;
+    let mapped = dev.map_rings(&args.sysfs)?;
     let cpus: Vec<u32> = mapped.iter().map(RingMemory::cpu).collect();
     let rings: Vec<_> = mapped.into_iter().map(RingConsumer::new).collect();
     let pmus = PmuTypes::from_sysfs(&args.sysfs);
@@ -125,34 +123,11 @@ pub(crate) fn live(
     let mode = if args.follow {
         let stop = process::stop_on_signals()?;
         let print_nice = args.print_nice;
-        let (dev, ringless) = (&dev, &mut ringless);
-        // At most one look per poll timeout: ticks come as often as the
-        // watermark wakes the reader, and on a machine with more possible
-        // CPUs than present ones some CPU never gets a ring. A ring that
-        // fails to map stays with the ringless CPUs (warned about once),
-        // to be named not read at the end if it never maps.
-        let poll_timeout = Duration::from_millis(args.poll_timeout_ms);
-        let mut last_look: Option<Instant> = None;
-        let mut warned = BTreeSet::new();
-        let new_rings = move || {
-            if last_look.is_some_and(|t| t.elapsed() < poll_timeout) {
-                return Vec::new();
-            }
-            last_look = Some(Instant::now());
-            let (rings, failed) = dev.map_new_rings(&args.sysfs, ringless);
-            for (cpu, e) in failed {
-                if warned.insert(cpu) {
-                    tracing::warn!("cpu {cpu} came online, but its ring cannot be read: {e}");
-                }
-            }
-            rings
-        };
         Mode::Follow {
-            waker: Box::new(dev.waker(poll_timeout, stop)?),
+            waker: Box::new(dev.waker(Duration::from_millis(args.poll_timeout_ms), stop)?),
             queue_bytes: args.queue_bytes,
             // After the spawns: threads inherit their creator's nice value.
             threads_started: Some(Box::new(move || process::lower_own_priority(print_nice))),
-            new_rings: Some(Box::new(new_rings)),
         }
     } else {
         Mode::Once
@@ -162,61 +137,23 @@ pub(crate) fn live(
     if let Some(f) = filter {
         assembler.set_filter(Box::new(f.with_pmus(pmus)));
     }
-    let mut summary = pipeline::run(
+    let summary = pipeline::run(
         rings,
         mode,
         assembler,
         writer.as_mut().map(|w| w as &mut dyn Recorder),
     )
     .context("writing the output")?;
-    note_rings_not_read(&dev, &ringless, &mut summary, writer.as_mut())?;
     if let Some(w) = writer {
         w.finish().context("writing the trace file")?;
     }
     Ok(summary)
 }
 
-/// Notes in `summary`, and in the trace as its DONE frame, each ring of the
-/// `ringless` CPUs that appeared while the run went on (the CPU came
-/// online) and that it did not read, with its final counters: a one-shot
-/// run reads the rings it started with, a `--follow` run those that
-/// appeared before its last drain tick too; the others keep their records
-/// for the next reader.
-fn note_rings_not_read(
-    dev: &Device,
-    ringless: &[u32],
-    summary: &mut Summary,
-    mut writer: Option<&mut TraceWriter<BufWriter<File>>>,
-) -> Result<()> {
-    for &cpu in ringless {
-        let ring = match dev.map_ring(cpu) {
-            Ok(ring) => ring,
-            Err(Error::NoRing { .. }) => continue,
-            Err(e) => return Err(e.into()),
-        };
-        let counters = ring.counters();
-        tracing::warn!(
-            "cpu {cpu} came online during the run: its ring, {} records produced, was not read",
-            counters.produced
-        );
-        if let Some(w) = writer.as_deref_mut() {
-            let done = DrainMsg::Done {
-                cpu,
-                start_pos: counters.consumer_pos,
-                counters,
-                stats: ConsumerStats::default(),
-            };
-            w.record(&done).context("writing the trace file")?;
-        }
-        summary.ring_done(cpu, counters.consumer_pos, counters);
-    }
-    Ok(())
-}
-
 pub(crate) fn dump_rings(dir: &Path, device: &Path, sysfs: &Path) -> Result<()> {
     let dev = Device::open(device)?;
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let (rings, _) = dev.map_rings(sysfs)?;
+    let rings = dev.map_rings(sysfs)?;
     for ring in rings {
         let cpu = ring.cpu();
         let path = dir.join(format!("cpu{cpu}.ring"));

@@ -76,9 +76,10 @@ impl<'s> Assembler<'s> {
     /// An output error (including `BrokenPipe`).
     pub fn push(&mut self, msg: DrainMsg) -> io::Result<()> {
         // A ring's first message other than DONE, from a CPU the run did
-        // not start with: the ring appeared during the run and is read
-        // from now on. (A DONE alone is a ring that appeared and was not
-        // read.)
+        // not start with: only in a trace of an earlier reader, whose
+        // kernel gave a CPU its ring when it came online and which read
+        // that ring from then on. (A DONE alone is such a ring that the
+        // reader did not read.) Every reader now starts with every ring.
         if !matches!(msg, DrainMsg::Done { .. }) && self.summary.ring_joined(msg.cpu()) {
             self.live += 1;
         }
@@ -101,8 +102,8 @@ impl<'s> Assembler<'s> {
                 ..
             } => {
                 self.merger.done(cpu);
-                // A ring the run neither started with nor joined was never
-                // live.
+                // A ring the run neither started with nor joined (in an
+                // earlier reader's trace) was never live.
                 if self.summary.ring_done(cpu, start_pos, counters) {
                     self.live = self.live.saturating_sub(1);
                 }

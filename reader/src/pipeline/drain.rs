@@ -64,8 +64,7 @@ fn drain_pass<M: RingMemory>(ring: &mut RingConsumer<M>, tx: &QueueSender, idle:
     ok
 }
 
-/// One ring's consumer and where it started: what a drain thread (or, for
-/// a ring whose thread could not be started, the waker thread) drains.
+/// One ring's consumer and where it started: what a drain thread drains.
 struct Drainer<M: RingMemory> {
     ring: RingConsumer<M>,
     start_pos: u64,
@@ -128,14 +127,13 @@ struct Ticked {
 }
 
 /// Starts the drain thread of `ring` in `s`: ticked (follow mode, the
-/// handle returned) or draining once. If the thread cannot be started,
-/// the error comes back with the ring.
+/// handle returned) or draining once.
 fn spawn_drain<'scope, M: RingMemory + Send + 'scope>(
     s: &'scope thread::Scope<'scope, '_>,
     ring: RingConsumer<M>,
     ticked: bool,
     tx: QueueSender,
-) -> Result<Option<Ticked>, Box<(io::Error, RingConsumer<M>)>> {
+) -> io::Result<Option<Ticked>> {
     let (ticks, handle) = if ticked {
         let (tick, tick_rx) = crossbeam_channel::bounded::<Tick>(1);
         let (ack_tx, ack) = crossbeam_channel::bounded::<()>(1);
@@ -143,37 +141,17 @@ fn spawn_drain<'scope, M: RingMemory + Send + 'scope>(
     } else {
         (None, None)
     };
-    // The ring goes over a channel once the thread runs, so that a failed
-    // spawn leaves it with the caller.
-    let (hand, take) = crossbeam_channel::bounded::<RingConsumer<M>>(1);
-    let spawned = thread::Builder::new()
+    thread::Builder::new()
         .name(format!("drain-cpu{}", ring.cpu()))
         .spawn_scoped(s, move || {
-            if let Ok(ring) = take.recv() {
-                drain_thread(Drainer::start(ring, &tx), ticks, &tx);
-            }
-        });
-    match spawned {
-        Ok(_) => {
-            // The thread holds `take` until it has the ring, and the
-            // channel has room for it: this send cannot fail.
-            let _ = hand.send(ring);
-            Ok(handle)
-        }
-        Err(e) => {
-            let e = io::Error::other(format!("spawning a drain thread: {e}"));
-            Err(Box::new((e, ring)))
-        }
-    }
+            drain_thread(Drainer::start(ring, &tx), ticks, &tx);
+        })
+        .map_err(|e| io::Error::other(format!("spawning a drain thread: {e}")))?;
+    Ok(handle)
 }
 
-/// Finds the rings that appeared since it was last called, their CPU
-/// having come online: in `--follow` mode the waker thread calls it before
-/// each drain tick and starts a drain thread for each ring it returns.
-pub type NewRings<'a, M> = Box<dyn FnMut() -> Vec<M> + Send + 'a>;
-
 /// How [`run`] drains.
-pub enum Mode<'a, M> {
+pub enum Mode {
     /// Drain what is buffered, once, and finish.
     Once,
     /// Drain whenever the waker says so, until it says stop.
@@ -188,13 +166,10 @@ pub enum Mode<'a, M> {
         /// place to change that thread's own scheduling (its nice value,
         /// say) without the new threads inheriting it.
         threads_started: Option<Box<dyn FnOnce()>>,
-        /// Where rings that appear during the run come from; without it
-        /// the run drains the rings it started with.
-        new_rings: Option<NewRings<'a, M>>,
     },
 }
 
-impl<M> std::fmt::Debug for Mode<'_, M> {
+impl std::fmt::Debug for Mode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
             Mode::Once => "Once",
@@ -206,62 +181,26 @@ impl<M> std::fmt::Debug for Mode<'_, M> {
 /// The waker thread: tick every drain thread, wait until each finished
 /// its pass (so that `poll()` is not re-entered while records are still
 /// unread, which would spin), repeat until the waker or the assembler
-/// says stop. Before each drain tick it starts a drain thread for every
-/// ring `new_rings` found; that thread's first pass then reaches the
-/// assembler before any ring's DONE, which only a stop tick brings, so
-/// the assembler counts the ring as live before it could think the run
-/// over. A ring that appears after the last drain tick is not read. A
-/// ring whose thread cannot be started is drained here, between the
-/// ticks and the acks, so it is read all the same.
-fn waker_thread<'scope, M: RingMemory + Send + 'scope>(
-    s: &'scope thread::Scope<'scope, '_>,
-    mut waker: Box<dyn Waker>,
-    mut new_rings: Option<NewRings<'_, M>>,
-    mut threads: Vec<Ticked>,
-    tx: &QueueSender,
-    stop: &Receiver<()>,
-) {
-    let mut here: Vec<Drainer<M>> = Vec::new();
+/// says stop.
+fn waker_thread(mut waker: Box<dyn Waker>, threads: &[Ticked], stop: &Receiver<()>) {
     loop {
         let tick = if stop.try_recv().is_ok() {
             Tick::Stop
         } else {
             waker.wait()
         };
-        if tick == Tick::Drain {
-            for mem in new_rings.as_mut().map(|f| f()).unwrap_or_default() {
-                let ring = RingConsumer::new(mem);
-                let cpu = ring.cpu();
-                tracing::info!("cpu {cpu} came online: reading its ring");
-                match spawn_drain(s, ring, true, tx.clone()) {
-                    Ok(t) => threads.extend(t),
-                    Err(failed) => {
-                        let (e, ring) = *failed;
-                        tracing::warn!("{e}: the waker thread drains cpu {cpu}'s ring itself");
-                        here.push(Drainer::start(ring, tx));
-                    }
-                }
-            }
-        }
         let mut sent = Vec::with_capacity(threads.len());
-        for t in &threads {
+        for t in threads {
             if t.tick.send(tick).is_ok() {
                 sent.push(&t.ack);
             }
         }
-        let mut open = true;
-        for d in &mut here {
-            open &= d.pass(tx, tick);
-        }
-        if tick == Tick::Stop || !open || (sent.is_empty() && here.is_empty()) {
+        if tick == Tick::Stop || sent.is_empty() {
             break;
         }
         if sent.into_iter().any(|ack| ack.recv().is_err()) {
             break;
         }
-    }
-    for d in here {
-        d.done(tx);
     }
 }
 
@@ -274,7 +213,7 @@ fn waker_thread<'scope, M: RingMemory + Send + 'scope>(
 /// run quietly with [`Summary::broken_pipe`] set.
 pub fn run<M: RingMemory + Send>(
     rings: Vec<RingConsumer<M>>,
-    mode: Mode<'_, M>,
+    mode: Mode,
     mut assembler: Assembler<'_>,
     mut recorder: Option<&mut dyn Recorder>,
 ) -> io::Result<Summary> {
@@ -289,27 +228,23 @@ pub fn run<M: RingMemory + Send>(
         let ticked = matches!(mode, Mode::Follow { .. });
         let mut threads = Vec::new();
         for ring in rings {
-            threads.extend(spawn_drain(s, ring, ticked, tx.clone()).map_err(|failed| failed.0)?);
+            threads.extend(spawn_drain(s, ring, ticked, tx.clone())?);
         }
+        drop(tx);
         if let Mode::Follow {
             waker,
             threads_started,
-            new_rings,
             ..
         } = mode
         {
-            let (tx, stop_rx) = (tx, &stop_rx);
+            let stop_rx = &stop_rx;
             thread::Builder::new()
                 .name("waker".into())
-                .spawn_scoped(s, move || {
-                    waker_thread(s, waker, new_rings, threads, &tx, stop_rx);
-                })
+                .spawn_scoped(s, move || waker_thread(waker, &threads, stop_rx))
                 .map_err(|e| io::Error::other(format!("spawning the waker thread: {e}")))?;
             if let Some(started) = threads_started {
                 started();
             }
-        } else {
-            drop(tx);
         }
         let mut result = Ok(());
         while let Some(msg) = rx.recv() {

@@ -32,9 +32,6 @@
 //! is before one already printed) is still printed, right away, and counted
 //! as `late` in the summary: it is never dropped. A one-shot drain or a
 //! replay has no such race: each ring finishes, and the merge is exact.
-//! A ring that joins a `--follow` run (its CPU came online: see
-//! [`NewRings`]) holds nothing back before its first message, so its
-//! records older than ones already printed are late in the same way.
 
 mod assemble;
 mod drain;
@@ -50,7 +47,7 @@ use crate::record::LostRecord;
 use crate::ring::{ConsumerStats, CorruptRecord, RingCounters};
 
 pub use assemble::Assembler;
-pub use drain::{drain_once, monotonic_ns, replay, run, Mode, NewRings, Recorder, Tick, Waker};
+pub use drain::{drain_once, monotonic_ns, replay, run, Mode, Recorder, Tick, Waker};
 pub use merge::Merger;
 pub use pair::{Event, Limits, PairStats, Pairer};
 pub use queue::DEFAULT_QUEUE_BYTES;

@@ -29,10 +29,13 @@ pub struct CpuSummary {
     /// The kernel's counters at the end.
     pub counters: Option<RingCounters>,
     /// The ring appeared during the run (its CPU came online) and this run
-    /// did not read it: its records are left for the next reader.
+    /// did not read it: its records are left for the next reader. Only in
+    /// a trace of an earlier reader, whose kernel gave a CPU its ring when
+    /// it came online; a reader now starts with every ring.
     pub not_read: bool,
     /// The ring appeared during the run (its CPU came online) and this run
-    /// read it from then on.
+    /// read it from then on. Only in a trace of an earlier reader, as for
+    /// `not_read`.
     pub joined: bool,
 }
 
@@ -100,8 +103,9 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// Notes a ring that appeared during the run, read from now on.
-    /// Returns whether it is new (not a ring the run already reads).
+    /// Notes a ring that appeared during the run, read from now on (in an
+    /// earlier reader's trace: see [`CpuSummary::joined`]). Returns whether
+    /// it is new (not a ring the run already reads).
     pub fn ring_joined(&mut self, cpu: u32) -> bool {
         match self.cpus.entry(cpu) {
             std::collections::btree_map::Entry::Occupied(_) => false,
@@ -116,8 +120,9 @@ impl Summary {
     }
 
     /// Notes the final counters of `cpu`'s ring. A ring the run neither
-    /// started with nor joined appeared during it and was not read.
-    /// Returns whether the run read it.
+    /// started with nor joined appeared during it and was not read (in an
+    /// earlier reader's trace: see [`CpuSummary::not_read`]). Returns
+    /// whether the run read it.
     pub fn ring_done(&mut self, cpu: u32, start_pos: u64, counters: RingCounters) -> bool {
         let read = self.cpus.contains_key(&cpu);
         let c = self.cpus.entry(cpu).or_default();

@@ -15,10 +15,12 @@
 //!          header_len   u32      bytes from the magic to the first frame
 //!          nr_cpus      u32
 //!          window_ns    u64      the reordering window used
-//!          cpus         u32 × nr_cpus, the rings the run started with
-//!                                (a ring that joined later, its CPU come
-//!                                online, has frames but is not listed;
-//!                                one named only by a DONE was not read)
+//!          cpus         u32 × nr_cpus, the rings the run started with:
+//!                                every ring (in a file of a reader whose
+//!                                kernel gave a CPU its ring when it came
+//!                                online, a ring that joined later has
+//!                                frames but is not listed; one named
+//!                                only by a DONE was not read)
 //!          nr_pmus      u32      dynamic PMU types known when recording:
 //!          pmus         nr_pmus × (type u32, name_len u32, name bytes)
 //!          realtime_ns  i64      CLOCK_REALTIME − CLOCK_MONOTONIC when the

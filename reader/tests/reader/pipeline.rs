@@ -4,9 +4,11 @@ use antinomie_abi as abi;
 use antinomie_reader::call::CallState;
 use antinomie_reader::decode::PmuTypes;
 use antinomie_reader::output::Format;
-use antinomie_reader::pipeline::{self, Assembler, DrainMsg, Merger, Mode, Sink, Tick, Waker};
+use antinomie_reader::pipeline::{
+    self, Assembler, CpuSummary, DrainMsg, Merger, Mode, Sink, Tick, Waker,
+};
 use antinomie_reader::record::LostRecord;
-use antinomie_reader::ring::ImageRing;
+use antinomie_reader::ring::{ConsumerStats, ImageRing, RingCounters};
 
 use crate::support::{consumers, run_images, scenario, scenario_images, show_images};
 use antinomie_reader::ring::builder::{args, EntrySpec, ExitSpec, RingBuilder};
@@ -236,7 +238,6 @@ fn follow_mode_drains_until_stopped() {
                 waker: Box::new(Script(3)),
                 queue_bytes,
                 threads_started: None,
-                new_rings: None,
             },
             Assembler::new(&[0, 1], pipeline::DEFAULT_WINDOW_NS, &mut sink),
             None,
@@ -248,81 +249,66 @@ fn follow_mode_drains_until_stopped() {
 }
 
 #[test]
-fn follow_mode_reads_a_ring_that_appears_during_the_run() {
-    // cpu 2's ring appears before the second drain tick: its CPU came
-    // online. It is read from then on, as if the run had started with it
-    // (its records come after the others', as they would after the CPU
-    // came online, so none is late).
+fn an_earlier_readers_trace_replays_the_rings_that_joined_or_were_not_read() {
+    // A reader whose kernel gave a CPU its ring when it came online read
+    // such a ring from then on (its frames come after the others', the CPU
+    // not in the header's list) and named one that came too late by its
+    // DONE alone. Its traces replay as it summed them up.
     let mut builders = scenario();
-    let mut appeared = RingBuilder::new(2, 8192);
-    appeared.entry(&entry(100, 1 << 40));
-    appeared.exit(&exit(100, (1 << 40) + 50, 7));
-    builders.push(appeared);
+    let mut joined = RingBuilder::new(2, 8192);
+    joined.entry(&entry(100, 1 << 40));
+    joined.exit(&exit(100, (1 << 40) + 50, 7));
+    builders.push(joined);
     let images: Vec<_> = builders.iter().map(RingBuilder::image).collect();
     let (_, once) = run_images(&images, Format::Text, &PmuTypes::none(), None);
-    let mut appearing = Some(ImageRing::from_bytes(images[2].clone()).unwrap());
-    let mut calls = 0;
-    let new_rings = move || {
-        calls += 1;
-        if calls == 2 {
-            appearing.take().into_iter().collect()
-        } else {
-            Vec::new()
-        }
+    let rings = images
+        .iter()
+        .map(|i| ImageRing::from_bytes(i.clone()).unwrap())
+        .collect();
+    let mut msgs = pipeline::drain_once(rings);
+    let not_read = RingCounters {
+        producer_pos: 96,
+        produced: 2,
+        ..RingCounters::default()
     };
-    let mut sink = Collect::default();
-    let mut recorded = Record::default();
-    let summary = pipeline::run(
-        consumers(&images[..2]),
-        Mode::Follow {
-            waker: Box::new(Script(3)),
-            queue_bytes: pipeline::DEFAULT_QUEUE_BYTES,
-            threads_started: None,
-            new_rings: Some(Box::new(new_rings)),
-        },
-        Assembler::new(&[0, 1], pipeline::DEFAULT_WINDOW_NS, &mut sink),
-        Some(&mut recorded),
-    )
-    .unwrap();
-    assert!(summary.cpus[&2].joined && !summary.cpus[&2].not_read);
-    assert_eq!(summary.cpus[&2].balanced(), Some(true));
-    let mut expected = once.clone();
-    expected.cpus.get_mut(&2).unwrap().joined = true;
-    assert_eq!(summary, expected);
-    assert_eq!(sink.calls.len(), 20);
-    // Where the run began reading the new ring is said before anything
-    // else of it, so that an EXIT whose ENTRY lies there is classified
-    // by it (and in the trace, which replays alike).
-    let first = recorded.0.iter().find(|m| m.cpu() == 2);
-    assert_eq!(
-        first,
-        Some(&DrainMsg::Start {
-            cpu: 2,
-            start_pos: 0
-        })
-    );
-    assert!(summary
-        .to_text()
-        .contains("(its CPU came online during the run)"));
-    // The recorded messages replay to the same summary.
+    msgs.push(DrainMsg::Done {
+        cpu: 3,
+        start_pos: 0,
+        counters: not_read,
+        stats: ConsumerStats::default(),
+    });
     let mut sink = Collect::default();
     let replayed = pipeline::replay(
-        recorded.0,
+        msgs,
         Assembler::new(&[0, 1], pipeline::DEFAULT_WINDOW_NS, &mut sink),
     )
     .unwrap();
-    assert_eq!(replayed, summary);
-}
-
-/// Keeps every message the assembler takes.
-#[derive(Default)]
-struct Record(Vec<DrainMsg>);
-
-impl pipeline::Recorder for Record {
-    fn record(&mut self, msg: &DrainMsg) -> std::io::Result<()> {
-        self.0.push(msg.clone());
-        Ok(())
-    }
+    assert_eq!(sink.calls.len(), 20);
+    let mut expected = once.clone();
+    expected.cpus.get_mut(&2).unwrap().joined = true;
+    expected.cpus.insert(
+        3,
+        CpuSummary {
+            start_pos: Some(0),
+            counters: Some(not_read),
+            not_read: true,
+            ..CpuSummary::default()
+        },
+    );
+    assert_eq!(replayed, expected);
+    assert_eq!(replayed.cpus[&2].balanced(), Some(true));
+    let text = replayed.to_text();
+    assert!(
+        text.lines()
+            .next()
+            .unwrap()
+            .ends_with("not read: the ring of cpu 3, which came online during the run"),
+        "{text}"
+    );
+    assert!(
+        text.contains("(its CPU came online during the run)"),
+        "{text}"
+    );
 }
 
 /// A sink whose reader went away.
@@ -351,7 +337,6 @@ fn a_broken_pipe_ends_the_run_quietly() {
                 waker: Box::new(Script(1000)),
                 queue_bytes: pipeline::DEFAULT_QUEUE_BYTES,
                 threads_started: None,
-                new_rings: None,
             }
         } else {
             Mode::Once
@@ -393,7 +378,6 @@ fn threads_started_runs_on_the_calling_thread_after_the_spawns() {
                 waker: Box::new(NiceProbe(tx)),
                 queue_bytes: pipeline::DEFAULT_QUEUE_BYTES,
                 threads_started: Some(Box::new(lower)),
-                new_rings: None,
             },
             Assembler::new(&[0, 1], pipeline::DEFAULT_WINDOW_NS, &mut sink),
             None,
