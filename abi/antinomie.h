@@ -39,14 +39,12 @@
  * off as if it were released, and it fails with EBADFD (poll(): EPOLLERR
  * and EPOLLHUP) from then on. A consumer that unmaps the rings itself
  * keeps the device.
- * Each CPU online since the rings were allocated has one ring: a CPU that
- * comes online gets its ring before it runs anything, and keeps it when it
- * goes offline. A consumer that maps the rings and later finds a CPU that
- * had none online again should map its ring too: until some part of it is
- * mapped (while any ring is), that ring does not make poll() readable, and
- * until then lossless mode does not wait for room in it (it waits only for
- * a ring some consumer maps). ANTINOMIE_IOC_GET_INFO
- * reports the geometry. The ring of
+ * Each possible CPU has one ring, online or not. A consumer should map
+ * the ring of every possible CPU: the device gives no notice of a CPU
+ * coming online, and until some part of a ring is mapped (while any ring
+ * is), that ring does not make poll() readable, and lossless mode does not
+ * wait for room in it (it waits only for a ring some consumer maps).
+ * ANTINOMIE_IOC_GET_INFO reports the geometry. The ring of
  * CPU n is at mmap offsets [n * mmap_stride,
  * n * mmap_stride + mmap_size), in this order:
  *
@@ -68,10 +66,12 @@
  * to; the child then maps the same rings. Rings are zeroed when allocated,
  * so no stale kernel memory shows. They keep what no reader has read yet,
  * for a later reader, until SET_RING_SIZE replaces them; rings with nothing
- * unread (every record consumed, every drop reported) are freed once no
- * file has the device open, nothing maps them, capture is off and no call
- * captured before is still running, and the next open allocates new ones,
- * positions and counters from 0.
+ * unread (every record consumed) are freed once no file has the device
+ * open, nothing maps them, capture is off and no call captured before is
+ * still running, and the next open allocates new ones, positions and
+ * produced from 0. Drops that no LOST record reported yet go from freed
+ * rings to the next rings, which count them in lost[] and report them in
+ * a LOST record before their first record on that CPU.
  *
  * MEMORY ORDERING
  *
@@ -217,7 +217,8 @@
  * @produced is updated before (A), so after (B) it counts at least the
  * records up to @producer_pos. @lost is updated at each drop, which moves
  * no position. Each counter is one u64 store: read it with a relaxed
- * atomic load. All start at 0 when the ring is set up. @flags and the
+ * atomic load. All start at 0 when the ring is set up, but @lost, which
+ * starts with the drops the rings before had yet to report. @flags and the
  * fields after it exist if @meta_size covers them.
  */
 struct antinomie_meta {
@@ -279,10 +280,12 @@ struct antinomie_consumer {
  * LOST records are not counted themselves. So per ring, each ENTRY and
  * EXIT is counted once: in meta produced (and is in the ring) or in one
  * meta lost[] slot (and is, or will be, in one LOST record, except for
- * RING_BROKEN). The losses not reported yet are meta lost[r] minus the sum
- * of the LOST records'. A call that began while capture was on always
- * finds rings for its records: rings are freed only once no such call is
- * running.
+ * RING_BROKEN). A drop not reported yet when its rings are freed counts
+ * in the next ring's lost[] too, and its LOST record is there. The losses
+ * not reported yet are meta lost[r] minus the sum of the LOST records'. A
+ * call that began while capture was on always finds rings for its
+ * records: rings are freed only once no such call is running, and
+ * replaced ones only once the new ones are published.
  */
 #define ANTINOMIE_RECORD_ALIGN		8
 
@@ -510,7 +513,8 @@ struct antinomie_capture {
  * @nr_items: capture items that follow; none in ABI version 4.
  * @entry_pos: where the call's ENTRY was written in its ring, the ring of
  *	the CPU that named the call (call_id >> ANTINOMIE_CALL_ID_SEQ_BITS),
- *	or, if it was lost, where the LOST record that reports it goes. A
+ *	or, if it was lost, where the LOST record that reports it goes (in
+ *	the next rings, if these are freed first). A
  *	consumer that began reading that ring at a later position, because
  *	a consumer before it read the ENTRY (the rings outlive a consumer
  *	while they hold unread records, capture stays on or a captured call
@@ -572,17 +576,19 @@ struct antinomie_lost {
  * GET_COUNTERS fails with ENODEV for a CPU without a ring.
  * SET_RING_SIZE takes the new data_size of every ring, a power of two and a
  * multiple of the page size (else EINVAL). The rings of all possible CPUs
- * together may take at most the antinomie.max_ring_memory module parameter's
- * bytes (an eighth of RAM by default): ENOMEM beyond. It fails with EBUSY while
- * capture is enabled or any ring is mapped, and reinitialises the rings: unread
- * records are discarded, positions and counters restart from 0, and the EXIT of
- * a call in flight lands in the new ring without its ENTRY. The new rings are
- * allocated before the old ones are freed, so that a call in flight always
- * finds one set or the other for its EXIT: rings that grow must fit the bound
- * together with the old ones (to go from one large size to a larger one, shrink
- * first); smaller ones are allocated while the old ones are held, so the two
- * take less than twice the old set for that moment. If the allocation fails,
- * the old rings stay as they were.
+ * together may take at most the antinomie.max_ring_memory module
+ * parameter's bytes (an eighth of RAM by default): ENOMEM beyond. It fails
+ * with EBUSY while capture is enabled or any ring is mapped, and
+ * reinitialises the rings: unread records and drops not reported yet are
+ * discarded (read the rings and their counters first to keep them),
+ * positions and counters restart from 0, and the EXIT of a call in flight
+ * lands in the new ring without its ENTRY. The new rings are allocated
+ * before the old ones are freed, so that a call in flight always finds one
+ * set or the other for its EXIT: rings that grow must fit the bound
+ * together with the old ones (to go from one large size to a larger one,
+ * shrink first); smaller ones are allocated while the old ones are held, so
+ * the two take less than twice the old set for that moment. If the
+ * allocation fails, the old rings stay as they were.
  * SET_LOSSLESS takes a __u32, 1 to switch lossless mode on, 0 to switch it
  * off (else EINVAL); it changes the whole system, so it needs what
  * ENABLE needs, and switching it on, which makes every user's calls wait,
@@ -630,9 +636,8 @@ struct antinomie_lost {
  * @size: bytes the kernel filled in.
  * @abi_version: ANTINOMIE_ABI_VERSION of the kernel.
  * @cpu_id_limit: CPU ids are below this (the kernel's nr_cpu_ids, a name
- *	that is a macro in some kernel configurations). The CPUs that may
- *	have a ring are listed in /sys/devices/system/cpu/possible; those
- *	online have one.
+ *	that is a macro in some kernel configurations). The CPUs with a
+ *	ring are those in /sys/devices/system/cpu/possible.
  * @page_size: PAGE_SIZE of the kernel, also the largest valid attr size.
  * @flags: ANTINOMIE_INFO_F_*.
  * @reserved: zero.
