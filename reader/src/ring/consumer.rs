@@ -225,6 +225,19 @@ impl<M: RingMemory> RingConsumer<M> {
         publish(&self.mem, &mut self.cur);
     }
 
+    /// Leaves every record the ring holds now unread and publishes the
+    /// position past them, for a run that wants only what is written from
+    /// now on (`reader -- COMMAND`, whose command has made no call yet).
+    /// Call it before draining: the run then starts there, and a summary
+    /// counts the records skipped as not consumed in this run. Returns the
+    /// bytes skipped.
+    pub fn skip_unread(&mut self) -> u64 {
+        let skipped = self.refresh();
+        self.cur.consumer_pos = self.cur.producer_pos;
+        publish(&self.mem, &mut self.cur);
+        skipped
+    }
+
     /// The position of the next record.
     pub fn position(&self) -> u64 {
         self.cur.consumer_pos
@@ -499,6 +512,20 @@ mod tests {
         assert_eq!(c.drain_into(&mut out, &mut errs), 2);
         assert!(errs.is_empty(), "{errs:?}");
         assert_eq!(c.memory().load_consumer_pos(), 704);
+    }
+
+    #[test]
+    fn skipping_leaves_what_the_ring_holds_unread() {
+        let img = image(512, 400, &[(152, 3), (152, 3)]);
+        let mut c = RingConsumer::new(ImageRing::from_bytes(img).unwrap());
+        assert_eq!(c.skip_unread(), 304);
+        assert_eq!(c.position(), 704);
+        assert_eq!(c.memory().load_consumer_pos(), 704, "published");
+        let mut out = Vec::new();
+        let mut errs = Vec::new();
+        assert_eq!(c.drain_into(&mut out, &mut errs), 0);
+        assert!(errs.is_empty(), "{errs:?}");
+        assert_eq!(c.stats().records, 0, "nothing counted as consumed");
     }
 
     #[test]
