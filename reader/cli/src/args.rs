@@ -1,5 +1,6 @@
 //! The `reader` binary's command line (clap).
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 use anyhow::{bail, Result};
@@ -48,18 +49,38 @@ impl From<JsonSchemaArg> for JsonSchema {
 
 /// Prints the `perf_event_open(2)` calls captured by Antinomie.
 ///
-/// Without a command: drains what the rings of /dev/antinomie hold, prints
+/// Without a subcommand: drains what the rings of /dev/antinomie hold, prints
 /// it, and exits; with --follow keeps printing until SIGINT or SIGTERM.
-/// A summary (calls, per-CPU produced/consumed/lost) goes to stderr; its
-/// first line counts every record lost by the kernel's final counters,
-/// reported by a LOST record or not.
+/// `reader [OPTIONS] -- COMMAND [ARGS...]` runs COMMAND and prints the
+/// calls of COMMAND and of every process and thread it starts, nothing
+/// else, until COMMAND exits (as strace does). A summary (calls, per-CPU
+/// produced/consumed/lost) goes to stderr; its first line counts every
+/// record lost by the kernel's final counters, reported by a LOST record
+/// or not.
 ///
-/// Exit status: 0; 1 an error; 2 a bad filter; 3 corrupt records, or a
-/// trace file cut short. `reader diff`: 0 equal, 1 the runs differ, 2 bad
-/// usage or unreadable input, 3 inconclusive: a run lost records (not
-/// compared without --allow-loss).
+/// COMMAND runs in a cgroup v2 directory of its own, made under the
+/// cgroup2 mount (`--cgroup DIR`: that one, kept), to which the capture
+/// is limited, in lossless mode when the reader has `CAP_SYS_ADMIN`
+/// (`--lossy`: never). While it runs the reader ignores SIGINT and
+/// SIGQUIT (the terminal sends them to COMMAND too) and passes SIGTERM and
+/// SIGHUP on to it.
+///
+/// Exit status: 0; 1 an error; 2 a bad filter or bad usage; 3 corrupt
+/// records, or a trace file cut short. With a COMMAND: COMMAND's status
+/// (killed by signal N: the reader kills itself with N, or exits 128 + N
+/// if it survives that); but 125 when the reader failed or the capture
+/// is not whole (records lost or corrupt), which wins over COMMAND's
+/// status (stderr gives it); 126 COMMAND cannot be executed, 127 it was
+/// not found (it never ran: no loss counts). `reader diff`: 0 equal, 1 the runs
+/// differ, 2 bad usage or unreadable input, 3 inconclusive: a run lost
+/// records (not compared without --allow-loss).
 #[derive(Debug, Parser)]
-#[command(name = "reader", version)]
+#[command(
+    name = "reader",
+    version,
+    subcommand_value_name = "SUBCOMMAND",
+    subcommand_help_heading = "Subcommands"
+)]
 pub(crate) struct Cli {
     #[command(subcommand)]
     pub(crate) command: Option<Command>,
@@ -140,6 +161,8 @@ impl CommonArgs {
     }
 }
 
+// Command-line flags: each is a switch of its own, not a state to model.
+#[allow(clippy::struct_excessive_bools)]
 #[derive(Debug, clap::Args)]
 pub(crate) struct LiveArgs {
     /// Keep draining until SIGINT or SIGTERM, sleeping in `poll()`.
@@ -157,12 +180,20 @@ pub(crate) struct LiveArgs {
     /// to the kernel's `antinomie.lossless_timeout_ms`) instead of losing
     /// them. For test runs; it slows the traced calls down. Needs
     /// `CAP_SYS_ADMIN`. The kernel switches it off when the reader exits.
+    /// With a COMMAND it is the default, tried and left off with a warning
+    /// without `CAP_SYS_ADMIN`; --lossless then makes that an error.
     #[arg(long)]
     pub(crate) lossless: bool,
+    /// With a COMMAND: do not switch lossless mode on (records that do not
+    /// fit are lost and counted, and COMMAND never waits).
+    #[arg(long, conflicts_with = "lossless", requires = "run")]
+    pub(crate) lossy: bool,
     /// Capture only the calls of tasks in the cgroup v2 directory DIR and
     /// below it (a workload started there), while this reader runs; with
     /// `--lossless`, only they wait. Other tasks' calls are not captured:
-    /// they cannot fill the rings the workload needs.
+    /// they cannot fill the rings the workload needs. With a COMMAND: run
+    /// COMMAND in DIR (whatever else runs there is captured too) instead
+    /// of a cgroup made for it, and leave DIR as it is.
     #[arg(long, value_name = "DIR")]
     pub(crate) cgroup: Option<PathBuf>,
     /// The capture device.
@@ -171,6 +202,10 @@ pub(crate) struct LiveArgs {
     /// Where sysfs is mounted (PMU types, possible CPUs).
     #[arg(long, value_name = "PATH", default_value = "/sys")]
     pub(crate) sysfs: PathBuf,
+    /// Where procfs is mounted: with a COMMAND, `self/mountinfo` names the
+    /// cgroup2 mount and `self/cgroup` the reader's own cgroup.
+    #[arg(long, value_name = "PATH", default_value = "/proc")]
+    pub(crate) proc: PathBuf,
     /// How long a record may wait for slower rings, in --follow mode.
     #[arg(long, value_name = "MS", default_value_t = 50)]
     pub(crate) reorder_window_ms: u64,
@@ -201,6 +236,11 @@ pub(crate) struct LiveArgs {
     /// the device is opened; --output still saves every record.
     #[arg(long, value_name = "EXPR")]
     pub(crate) filter: Option<String>,
+    /// The command to run and capture, after `--`: its arguments are taken
+    /// as they are, options included. The run follows (as --follow) until
+    /// COMMAND exits.
+    #[arg(last = true, value_name = "COMMAND", value_parser = clap::value_parser!(OsString))]
+    pub(crate) run: Vec<OsString>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -286,14 +326,26 @@ pub(crate) fn parse_ratio(s: &str) -> Result<f64, String> {
     }
 }
 
-/// Parses the command line. The global options (`-v`, `--format`,
-/// `--no-summary`) go before or after a subcommand; the live reader's own
-/// options do not go with a subcommand (clap's
-/// `args_conflicts_with_subcommands` would refuse the global ones too).
+/// Parses the command line, or exits with clap's message and status 2.
 pub(crate) fn parse_cli() -> Cli {
+    parse_from(std::env::args_os()).unwrap_or_else(|e| e.exit())
+}
+
+/// Parses `args` (the program name first). The global options (`-v`,
+/// `--format`, `--no-summary`) go before or after a subcommand; the live
+/// reader's own options do not go with a subcommand (clap's
+/// `args_conflicts_with_subcommands` would refuse the global ones too).
+/// `--` with no COMMAND after it is refused: clap takes it for an empty
+/// COMMAND, which would be the plain live reader.
+pub(crate) fn parse_from<I, T>(args: I) -> Result<Cli, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
     use clap::{CommandFactory, FromArgMatches};
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
     let mut cmd = Cli::command();
-    let matches = cmd.get_matches_mut();
+    let matches = cmd.try_get_matches_from_mut(&args)?;
     if let Some(sub) = matches.subcommand_name() {
         let live = <LiveArgs as clap::Args>::augment_args(clap::Command::new("live"));
         let given = live.get_arguments().find(|a| {
@@ -304,12 +356,72 @@ pub(crate) fn parse_cli() -> Cli {
             let name = arg
                 .get_long()
                 .map_or_else(|| arg.get_id().to_string(), |l| format!("--{l}"));
-            cmd.error(
+            return Err(cmd.error(
                 clap::error::ErrorKind::ArgumentConflict,
                 format!("{name} is an option of the live reader; it cannot be used with `{sub}`"),
-            )
-            .exit();
+            ));
         }
     }
-    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.format(&mut cmd).exit())
+    let cli = Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut cmd))?;
+    // No option takes `--` as its value (clap refuses it), so a `--`
+    // without a subcommand is the one before COMMAND.
+    if cli.command.is_none() && cli.live.run.is_empty() && args.iter().skip(1).any(|a| a == "--") {
+        return Err(cmd.error(
+            clap::error::ErrorKind::MissingRequiredArgument,
+            "`--` must be followed by the COMMAND to run",
+        ));
+    }
+    Ok(cli)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        parse_from(std::iter::once("reader").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn a_command_is_kept_verbatim() {
+        let cli = parse(&[
+            "--format", "json", "-o", "x", "--", "cmd", "-o", "--follow", "--", "show", "-",
+        ])
+        .unwrap();
+        assert!(cli.command.is_none());
+        assert_eq!(cli.live.run, ["cmd", "-o", "--follow", "--", "show", "-"]);
+        assert!(!cli.live.follow, "an option after -- is COMMAND's");
+        assert_eq!(cli.common.output, Some(PathBuf::from("x")));
+        // A subcommand's name after `--` is COMMAND.
+        let cli = parse(&["--", "show", "trace"]).unwrap();
+        assert!(cli.command.is_none());
+        assert_eq!(cli.live.run, ["show", "trace"]);
+        assert!(parse(&[]).unwrap().live.run.is_empty());
+    }
+
+    #[test]
+    fn dash_dash_needs_a_command() {
+        for args in [&["--"][..], &["--follow", "--"], &["-o", "x", "--"]] {
+            let e = parse(args).unwrap_err();
+            assert_eq!(e.exit_code(), 2, "{args:?}");
+            assert!(e.to_string().contains("COMMAND"), "{e}");
+        }
+        // A subcommand's own `--`.
+        let cli = parse(&["show", "--", "-trace"]).unwrap();
+        assert!(
+            matches!(cli.command, Some(Command::Show { files, .. }) if files == [PathBuf::from("-trace")])
+        );
+    }
+
+    #[test]
+    fn lossy_is_for_a_command() {
+        assert!(parse(&["--lossy", "--", "cmd"]).unwrap().live.lossy);
+        assert_eq!(parse(&["--lossy"]).unwrap_err().exit_code(), 2);
+        assert_eq!(
+            parse(&["--lossy", "--lossless", "--", "cmd"])
+                .unwrap_err()
+                .exit_code(),
+            2
+        );
+    }
 }

@@ -1,9 +1,10 @@
-//! The live reader (`reader`, `reader --follow`), `reader dump-rings`, and
-//! the line sink every command that prints calls shares.
+//! The live reader (`reader`, `reader --follow`; `run` sets the device up
+//! for a COMMAND and runs the same capture), `reader dump-rings`, and the
+//! line sink every command that prints calls shares.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
-use std::os::fd::AsFd;
+use std::os::fd::{AsFd, OwnedFd};
 use std::path::Path;
 use std::time::Duration;
 
@@ -88,9 +89,51 @@ pub(crate) fn live(
     } else if !dev.enabled() {
         tracing::warn!("capture is off: showing what the rings hold (--enable switches it on)");
     }
+    let follow = if args.follow {
+        Some(Follow {
+            stop: process::stop_on_signals()?,
+            started: None,
+            skip_unread: false,
+        })
+    } else {
+        None
+    };
+    capture(dev, args, common, filter, follow)
+}
+
+/// How a followed run goes: what ends it, and what it does first.
+pub(crate) struct Follow {
+    /// The waker's stop fd: once it polls readable, the rings are drained
+    /// once more and the run ends (SIGINT or SIGTERM's pipe, COMMAND's
+    /// pidfd).
+    pub(crate) stop: OwnedFd,
+    /// Called once the drain threads run, after the printing thread's
+    /// priority is lowered (COMMAND's release).
+    pub(crate) started: Option<Box<dyn FnOnce()>>,
+    /// Leave the records the rings hold unread, as from before the run:
+    /// for a COMMAND, which has made no call yet (they count as not
+    /// consumed in this run).
+    pub(crate) skip_unread: bool,
+}
+
+/// Maps the rings of `dev`, set up by the caller, and runs the pipeline
+/// into the `-o` sink and the `-w` trace: once, or followed until
+/// `follow`'s stop fd says stop. The device is released at the end, and
+/// with it what the caller switched on through it.
+pub(crate) fn capture(
+    mut dev: Device,
+    args: &LiveArgs,
+    common: &CommonArgs,
+    filter: Option<Filter>,
+    follow: Option<Follow>,
+) -> Result<Summary> {
     let mapped = dev.map_rings(&args.sysfs)?;
     let cpus: Vec<u32> = mapped.iter().map(RingMemory::cpu).collect();
-    let rings: Vec<_> = mapped.into_iter().map(RingConsumer::new).collect();
+    let mut rings: Vec<_> = mapped.into_iter().map(RingConsumer::new).collect();
+    if follow.as_ref().is_some_and(|f| f.skip_unread) {
+        let skipped: u64 = rings.iter_mut().map(RingConsumer::skip_unread).sum();
+        tracing::info!("left {skipped} bytes of records from before the run unread");
+    }
     let pmus = PmuTypes::from_sysfs(&args.sysfs);
     let window_ns = args.reorder_window_ms.saturating_mul(1_000_000);
     let realtime_offset_ns = realtime_offset_ns();
@@ -108,31 +151,35 @@ pub(crate) fn live(
         }
         None => None,
     };
-    if args.follow {
-        // One wake-up per batch rather than per record: under load a pass
-        // then drains many records for its fixed cost (poll, waking every
-        // drain thread, channel hand-offs).
-        let data_size = dev.info().data_size;
-        let bytes = match args.wake_bytes {
-            0 => (data_size / 16).clamp(1, 64 * 1024),
-            n => n.min(data_size),
-        };
-        dev.set_watermark(bytes)?;
-        tracing::info!("poll() watermark: {bytes} bytes");
-    }
-    let mode = if args.follow {
-        let stop = process::stop_on_signals()?;
-        let print_nice = args.print_nice;
-        Mode::Follow {
-            waker: Box::new(dev.waker(Duration::from_millis(args.poll_timeout_ms), stop)?),
-            queue_bytes: args.queue_bytes,
-            // After the spawns: threads inherit their creator's nice value.
-            threads_started: Some(Box::new(move || process::lower_own_priority(print_nice))),
+    let following = follow.is_some();
+    let mode = match follow {
+        Some(Follow { stop, started, .. }) => {
+            // One wake-up per batch rather than per record: under load a
+            // pass then drains many records for its fixed cost (poll,
+            // waking every drain thread, channel hand-offs).
+            let data_size = dev.info().data_size;
+            let bytes = match args.wake_bytes {
+                0 => (data_size / 16).clamp(1, 64 * 1024),
+                n => n.min(data_size),
+            };
+            dev.set_watermark(bytes)?;
+            tracing::info!("poll() watermark: {bytes} bytes");
+            let print_nice = args.print_nice;
+            Mode::Follow {
+                waker: Box::new(dev.waker(Duration::from_millis(args.poll_timeout_ms), stop)?),
+                queue_bytes: args.queue_bytes,
+                // After the spawns: threads inherit their creator's nice value.
+                threads_started: Some(Box::new(move || {
+                    process::lower_own_priority(print_nice);
+                    if let Some(started) = started {
+                        started();
+                    }
+                })),
+            }
         }
-    } else {
-        Mode::Once
+        None => Mode::Once,
     };
-    let mut sink = line_sink(common, pmus.clone(), args.follow, Some(realtime_offset_ns))?;
+    let mut sink = line_sink(common, pmus.clone(), following, Some(realtime_offset_ns))?;
     let mut assembler = Assembler::new(&cpus, window_ns, &mut sink);
     if let Some(f) = filter {
         assembler.set_filter(Box::new(f.with_pmus(pmus)));

@@ -3,6 +3,7 @@
 //! ```text
 //! reader [--follow] [--format text|json] [--json-schema full|compact] [-o FILE] [-w TRACE] [--enable] [--device PATH] [--filter EXPR]
 //!        [-p PID] [--tid TID] [-t|-tt|-ttt|-r]
+//! reader [live options] [--cgroup DIR] [--lossy] -- COMMAND [ARGS...]  # run COMMAND, capture it and what it starts
 //! reader show [--format text|json] [--json-schema full|compact] [-o FILE] [--filter EXPR] FILE...  # a trace file (- for stdin), or golden ring images
 //! reader dump-rings DIR                       # each CPU's ring as DIR/cpuN.ring
 //! reader fields                               # the filter's fields
@@ -12,7 +13,8 @@
 //!
 //! The library `antinomie_reader` does the draining, pairing, decoding,
 //! filtering and formatting; this crate is the process around it: `args`
-//! the command line, `live` the live reader and `dump-rings`, `show`
+//! the command line, `live` the live reader and `dump-rings`, `run`
+//! `reader -- COMMAND` (COMMAND's process and cgroup), `show`
 //! `reader show`, `diff` `reader diff` and its report, `process` the
 //! signals and thread priority. `reader describe` prints the reference
 //! page the library builds from its syscall table.
@@ -31,17 +33,21 @@ mod args;
 mod diff;
 mod live;
 mod process;
+mod run;
 mod show;
 
+use std::ffi::OsStr;
 use std::io::{self, Write};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 
 use antinomie_reader::filter::{self, Filter};
+use antinomie_reader::pipeline::Summary;
 use antinomie_reader::syscall;
 
-use args::{parse_cli, Cli, Command};
+use args::{parse_cli, Cli, Command, CommonArgs};
+use run::{Ended, Exit};
 
 fn init_tracing(verbose: u8) {
     let level = match verbose {
@@ -102,11 +108,18 @@ fn main() -> ExitCode {
         Ok(f) => f,
         Err(code) => return code,
     };
+    // With a COMMAND, 1 is what commands fail with: the reader's own
+    // failure must read otherwise.
+    let failed = if cli.command.is_none() && !cli.live.run.is_empty() {
+        ExitCode::from(run::CANNOT_TEST)
+    } else {
+        ExitCode::FAILURE
+    };
     match run(cli, filter) {
         Ok(code) => code,
         Err(e) => {
             report!("reader: error: {e:#}");
-            ExitCode::FAILURE
+            failed
         }
     }
 }
@@ -115,6 +128,10 @@ fn run(cli: Cli, filter: Option<Filter>) -> Result<ExitCode> {
     let common = cli.common;
     let mut truncated = false;
     let summary = match cli.command {
+        None if !cli.live.run.is_empty() => {
+            let ran = run::run(&cli.live, &common, filter)?;
+            return Ok(command_finished(&ran, &cli.live.run[0], &common));
+        }
         None => live::live(&cli.live, &common, filter)?,
         Some(Command::Show { files, pmu, .. }) => {
             let (summary, cut) = show::show(&files, &pmu, &common, filter)?;
@@ -160,12 +177,8 @@ fn run(cli: Cli, filter: Option<Filter>) -> Result<ExitCode> {
             return Ok(ExitCode::SUCCESS);
         }
     };
-    if !common.no_summary && !summary.broken_pipe {
-        let _ = io::stderr().write_all(summary.to_text().as_bytes());
-    }
-    let corrupt = summary.cpus.values().any(|c| c.stopped || c.skipped > 0);
-    if corrupt {
-        report!("reader: corrupt records were found (see above)");
+    print_summary(&summary, &common);
+    if corrupt(&summary) {
         return Ok(ExitCode::from(3));
     }
     if truncated {
@@ -173,6 +186,74 @@ fn run(cli: Cli, filter: Option<Filter>) -> Result<ExitCode> {
         return Ok(ExitCode::from(3));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The summary on stderr, unless `--no-summary` or the output was closed.
+fn print_summary(summary: &Summary, common: &CommonArgs) {
+    if !common.no_summary && !summary.broken_pipe {
+        let _ = io::stderr().write_all(summary.to_text().as_bytes());
+    }
+}
+
+/// Whether the run found corrupt records; says so on stderr.
+fn corrupt(summary: &Summary) -> bool {
+    let corrupt = summary.cpus.values().any(|c| c.stopped || c.skipped > 0);
+    if corrupt {
+        report!("reader: corrupt records were found (see above)");
+    }
+    corrupt
+}
+
+/// The end of `reader -- COMMAND`: the summary, how COMMAND ended, and the
+/// exit status [`run::exit_status`] gives; a COMMAND killed by a signal
+/// kills the reader with it.
+fn command_finished(ran: &run::Ran, command: &OsStr, common: &CommonArgs) -> ExitCode {
+    let name = command.to_string_lossy();
+    let whole = match &ran.summary {
+        Some(summary) => {
+            print_summary(summary, common);
+            let corrupt = corrupt(summary);
+            let loss = summary.loss();
+            if loss.is_lossy() {
+                report!(
+                    "reader: the capture lost {} records (see the summary)",
+                    loss.lost
+                );
+            }
+            !corrupt && !loss.is_lossy()
+        }
+        // The capture failed, as the reader said then.
+        None => false,
+    };
+    let how = match ran.ended {
+        Ended::NotRun(errno) => {
+            let why = match errno {
+                libc::ENOENT => "command not found".to_owned(),
+                _ => io::Error::from_raw_os_error(errno).to_string(),
+            };
+            report!("reader: cannot run `{name}`: {why}");
+            None
+        }
+        Ended::Exited(code) => Some(format!("exited with status {code}")),
+        Ended::Killed(sig) => Some(format!(
+            "was killed by signal {sig}{}",
+            signal_hook::low_level::signal_name(sig)
+                .map_or_else(String::new, |n| format!(" ({n})"))
+        )),
+    };
+    let exit = run::exit_status(ran.ended, whole);
+    match how {
+        Some(how) if !whole => report!(
+            "reader: `{name}` {how}; the reader exits with {}: the capture is not whole",
+            run::CANNOT_TEST
+        ),
+        Some(how) if !common.no_summary => report!("reader: `{name}` {how}"),
+        _ => {}
+    }
+    match exit {
+        Exit::Status(code) => ExitCode::from(code),
+        Exit::Signal(sig) => process::die_of(sig),
+    }
 }
 
 /// Writes `text` to stdout; a closed pipe is not an error.

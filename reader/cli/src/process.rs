@@ -1,10 +1,16 @@
 //! What the `reader` process does to itself: the signals that end a
-//! `--follow` run, and the priority of the thread that prints.
+//! `--follow` run, the signals while a COMMAND runs (`reader --
+//! COMMAND`: ignored or passed on, as strace does), ending as a killed
+//! COMMAND ended, and the priority of the thread that prints.
 
+use std::io;
 use std::os::fd::OwnedFd;
+use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use rustix::pipe::PipeFlags;
+use rustix::process::{Pid, Signal};
+use signal_hook::SigId;
 
 /// Default of `--print-nice`: the thread that merges, pairs and prints runs
 /// at nice +10 from the drain threads, which then weigh about 9 times as
@@ -27,6 +33,193 @@ pub(crate) fn stop_on_signals() -> Result<OwnedFd> {
             .context("installing the signal handlers")?;
     }
     Ok(read)
+}
+
+/// The signal state COMMAND starts with: the reader's own before it
+/// changed it for the run (SIGINT's and SIGQUIT's actions, the mask).
+pub(crate) struct Inherited {
+    int: libc::sigaction,
+    quit: libc::sigaction,
+    mask: libc::sigset_t,
+}
+
+impl Inherited {
+    /// The calling thread's state now.
+    pub(crate) fn current() -> io::Result<Self> {
+        // SAFETY: all-zero bytes are a valid `sigaction` and `sigset_t`
+        // (plain C structures of integers and a function pointer that
+        // sigaction() overwrites); with a null new action or set,
+        // sigaction() and sigprocmask() only write the old one into them.
+        unsafe {
+            let mut state: Inherited = std::mem::zeroed();
+            for (sig, old) in [
+                (libc::SIGINT, &mut state.int),
+                (libc::SIGQUIT, &mut state.quit),
+            ] {
+                if libc::sigaction(sig, std::ptr::null(), old) != 0 {
+                    return Err(io::Error::last_os_error());
+                }
+            }
+            if libc::sigprocmask(libc::SIG_SETMASK, std::ptr::null(), &mut state.mask) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            Ok(state)
+        }
+    }
+
+    /// Gives this process the state saved, with SIGPIPE's default action
+    /// (Rust ignores SIGPIPE, and an ignored signal stays ignored across
+    /// exec; `std::process::Command` restores it the same way). For the
+    /// forked child before it execs COMMAND: it calls only `sigaction()`
+    /// and `sigprocmask()`, which are async-signal-safe, and allocates
+    /// nothing.
+    pub(crate) fn restore(&self) {
+        // SAFETY: the actions and the mask are ones sigaction() and
+        // sigprocmask() returned (or zeroed: SIG_DFL, no signal
+        // blocked); a default action for SIGPIPE is always valid. The
+        // results are ignored: there is nothing better to do in the child
+        // than exec COMMAND with what could be restored.
+        unsafe {
+            libc::sigaction(libc::SIGINT, &self.int, std::ptr::null_mut());
+            libc::sigaction(libc::SIGQUIT, &self.quit, std::ptr::null_mut());
+            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+            libc::sigprocmask(libc::SIG_SETMASK, &self.mask, std::ptr::null_mut());
+        }
+    }
+}
+
+/// The reader's signals while a COMMAND runs, as under strace: SIGINT and
+/// SIGQUIT ignored (the terminal sends them to the whole foreground
+/// process group, COMMAND included, which decides what they do; Ctrl-C
+/// that ends COMMAND ends the run), SIGTERM and SIGHUP passed on to
+/// COMMAND (which then ends the run, or does not). They stay so until the
+/// reader exits.
+pub(crate) struct CommandSignals {
+    inherited: Inherited,
+}
+
+/// Signals a COMMAND is sent when the reader is.
+const FORWARDED: [Signal; 2] = [Signal::TERM, Signal::HUP];
+
+/// The signal set of [`FORWARDED`].
+fn forwarded_set() -> libc::sigset_t {
+    // SAFETY: all-zero bytes are a valid `sigset_t`, which sigemptyset()
+    // then initialises; the signals are valid.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        for sig in FORWARDED {
+            libc::sigaddset(&mut set, sig.as_raw());
+        }
+        set
+    }
+}
+
+impl CommandSignals {
+    /// Ignores SIGINT and SIGQUIT, and blocks SIGTERM and SIGHUP until
+    /// [`Forwarding::start`]: called before the reader makes
+    /// anything it must undo (the cgroup), so that no signal ends it
+    /// before it can, and before it forks (the child restores
+    /// [`CommandSignals::inherited`]). SIGCHLD gets its default action, as
+    /// strace gives it: one ignored (inherited so) would reap COMMAND
+    /// before the reader could learn its status. The process must still
+    /// have one thread: the mask is the calling thread's, which threads
+    /// started later inherit.
+    pub(crate) fn hold() -> Result<Self> {
+        let inherited = Inherited::current().context("reading the signal state")?;
+        let block = forwarded_set();
+        // SAFETY: SIG_IGN is a valid action for SIGINT and SIGQUIT,
+        // SIG_DFL for SIGCHLD, and `block` a valid set.
+        let failed = unsafe {
+            libc::signal(libc::SIGINT, libc::SIG_IGN) == libc::SIG_ERR
+                || libc::signal(libc::SIGQUIT, libc::SIG_IGN) == libc::SIG_ERR
+                || libc::signal(libc::SIGCHLD, libc::SIG_DFL) == libc::SIG_ERR
+                || libc::sigprocmask(libc::SIG_BLOCK, &block, std::ptr::null_mut()) != 0
+        };
+        if failed {
+            return Err(io::Error::last_os_error()).context("setting the signals up for COMMAND");
+        }
+        Ok(CommandSignals { inherited })
+    }
+
+    /// What COMMAND starts with.
+    pub(crate) fn inherited(&self) -> &Inherited {
+        &self.inherited
+    }
+}
+
+/// SIGTERM and SIGHUP passed on to COMMAND, until dropped (they are then
+/// ignored): drop it before COMMAND is reaped, after which its pid may
+/// name another process.
+#[derive(Debug)]
+pub(crate) struct Forwarding(Vec<SigId>);
+
+impl Forwarding {
+    /// Passes SIGTERM and SIGHUP on to `pid` until dropped, and unblocks
+    /// them: one that came since [`CommandSignals::hold`] is passed on now.
+    pub(crate) fn start(pid: Pid) -> Result<Forwarding> {
+        let mut forwarding = Forwarding(Vec::new());
+        for sig in FORWARDED {
+            // SAFETY: the action makes one system call, kill(2), through
+            // rustix's raw system call (no errno, no lock, no
+            // allocation): async-signal-safe. unregister() waits for a
+            // handler running it to return, so it neither runs nor will
+            // once the Forwarding is dropped, and the caller reaps `pid`
+            // only after that: it cannot reach another process.
+            let id = unsafe {
+                signal_hook::low_level::register(sig.as_raw(), move || {
+                    let _ = rustix::process::kill_process(pid, sig);
+                })
+            }
+            .context("installing the signal handlers")?;
+            forwarding.0.push(id);
+        }
+        let unblock = forwarded_set();
+        // SAFETY: `unblock` is a valid set.
+        if unsafe { libc::sigprocmask(libc::SIG_UNBLOCK, &unblock, std::ptr::null_mut()) } != 0 {
+            return Err(io::Error::last_os_error()).context("unblocking SIGTERM and SIGHUP");
+        }
+        Ok(forwarding)
+    }
+}
+
+impl Drop for Forwarding {
+    fn drop(&mut self) {
+        for id in self.0.drain(..) {
+            signal_hook::low_level::unregister(id);
+        }
+    }
+}
+
+/// Ends the reader as COMMAND ended when a signal killed it, as strace
+/// does: with no core file (`RLIMIT_CORE` 0: the reader's would take the
+/// place of COMMAND's), `sig`'s default action back, `sig` unblocked and
+/// raised. Called last, once every thread has ended and the output is
+/// flushed. If the reader is still alive after that (a signal whose
+/// default action does not end a process), it exits with 128 + `sig`, the
+/// status a shell gives a command killed by `sig`.
+pub(crate) fn die_of(sig: i32) -> ExitCode {
+    let _ = io::Write::flush(&mut io::stdout());
+    let core = rustix::process::getrlimit(rustix::process::Resource::Core);
+    let _ = rustix::process::setrlimit(
+        rustix::process::Resource::Core,
+        rustix::process::Rlimit {
+            current: Some(0),
+            maximum: core.maximum,
+        },
+    );
+    // SAFETY: SIG_DFL is a valid action for any signal sigaction()
+    // accepts (it refuses SIGKILL and SIGSTOP, whose action is the
+    // default anyway); the set is initialised by sigemptyset().
+    unsafe {
+        libc::signal(sig, libc::SIG_DFL);
+        let mut unblock: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut unblock);
+        libc::sigaddset(&mut unblock, sig);
+        libc::sigprocmask(libc::SIG_UNBLOCK, &unblock, std::ptr::null_mut());
+        libc::raise(sig);
+    }
+    ExitCode::from(u8::try_from(128 + sig).unwrap_or(u8::MAX))
 }
 
 /// Raises the calling thread's nice value by `delta` (capped at 19).

@@ -1,0 +1,314 @@
+//! The cgroup v2 directory COMMAND runs in, and the capture is limited
+//! to: made for the run under the cgroup2 mount (`antinomie-reader.PID`,
+//! removed at the end), or the one `--cgroup DIR` names (left as it is).
+//!
+//! The mount is the first `cgroup2` line of `/proc/self/mountinfo`; the
+//! reader's own cgroup, where what COMMAND leaves running goes before the
+//! directory is removed, is the `0::` line of `/proc/self/cgroup` (a path
+//! below the mount's root: in a cgroup namespace or a bind mount, the
+//! mount shows a subtree). Both are read from `--proc` (`/proc`), so that
+//! the tests can give the reader a system without cgroup2.
+
+use std::collections::BTreeSet;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use rustix::process::Pid;
+
+/// A cgroup2 mount, from a line of `/proc/PID/mountinfo`.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Mount {
+    /// The cgroup mounted there, as `/proc/PID/cgroup` names cgroups.
+    pub(crate) root: PathBuf,
+    /// Where it is mounted.
+    pub(crate) point: PathBuf,
+}
+
+/// The first cgroup2 mount of a `/proc/PID/mountinfo`: `ID PARENT
+/// MAJ:MIN ROOT POINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPER`, paths
+/// with space, tab, newline and backslash escaped in octal.
+pub(crate) fn cgroup2_mount(mountinfo: &str) -> Option<Mount> {
+    mountinfo.lines().find_map(|line| {
+        let fields: Vec<&str> = line.split(' ').collect();
+        let dash = fields.iter().skip(6).position(|f| *f == "-")? + 6;
+        (fields.get(dash + 1) == Some(&"cgroup2")).then(|| Mount {
+            root: unescape(fields[3]),
+            point: unescape(fields[4]),
+        })
+    })
+}
+
+/// A mountinfo path field: `\NNN` (three octal digits) is that byte.
+fn unescape(field: &str) -> PathBuf {
+    use std::os::unix::ffi::OsStringExt;
+    let b = field.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let octal = b.get(i + 1..i + 4).filter(|d| {
+            b[i] == b'\\' && d[0] <= b'3' && d.iter().all(|c| (b'0'..=b'7').contains(c))
+        });
+        if let Some(d) = octal {
+            out.push(d.iter().fold(0u8, |n, c| n * 8 + (c - b'0')));
+            i += 4;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    PathBuf::from(std::ffi::OsString::from_vec(out))
+}
+
+/// The cgroup v2 path of `/proc/PID/cgroup`: its `0::PATH` line.
+pub(crate) fn unified_path(proc_cgroup: &str) -> Option<&str> {
+    proc_cgroup.lines().find_map(|l| l.strip_prefix("0::"))
+}
+
+/// The directory of the cgroup `path` (as `/proc/PID/cgroup` names it)
+/// under `mount`; `None` when the mount does not show it.
+pub(crate) fn dir_under(mount: &Mount, path: &str) -> Option<PathBuf> {
+    let rel = Path::new(path).strip_prefix(&mount.root).ok()?;
+    Some(mount.point.join(rel))
+}
+
+/// The cgroup COMMAND runs in.
+#[derive(Debug)]
+pub(crate) struct WorkCgroup {
+    dir: PathBuf,
+    /// Its `cgroup.procs`, opened before COMMAND is forked: a cgroup the
+    /// reader cannot add a process to is refused before anything runs.
+    procs: File,
+    /// For a directory made for this run, the reader's own cgroup: what
+    /// COMMAND leaves running goes there, and the directory is removed.
+    made_from: Option<PathBuf>,
+}
+
+impl WorkCgroup {
+    /// `--cgroup DIR`: COMMAND runs in DIR, which stays.
+    pub(crate) fn given(dir: &Path) -> Result<Self> {
+        Ok(WorkCgroup {
+            procs: open_procs(dir)?,
+            dir: dir.to_path_buf(),
+            made_from: None,
+        })
+    }
+
+    /// A directory made for this run under the cgroup2 mount that `proc`
+    /// (procfs) names.
+    pub(crate) fn make(proc: &Path) -> Result<Self> {
+        let read = |name: &str| {
+            let path = proc.join("self").join(name);
+            fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))
+        };
+        let Some(mount) = cgroup2_mount(&read("mountinfo")?) else {
+            bail!(
+                "no cgroup v2 hierarchy is mounted ({} has no cgroup2 line): `reader -- COMMAND` \
+                 runs COMMAND in a cgroup of its own; mount cgroup2 first \
+                 (`mount -t cgroup2 none /sys/fs/cgroup`)",
+                proc.join("self/mountinfo").display()
+            );
+        };
+        let own = read("cgroup")?;
+        let Some(home) = unified_path(&own).and_then(|p| dir_under(&mount, p)) else {
+            bail!(
+                "the reader's own cgroup ({} says {:?}) is not under the cgroup2 mount {}: \
+                 what COMMAND leaves running could not be moved back to it",
+                proc.join("self/cgroup").display(),
+                unified_path(&own).unwrap_or("no cgroup v2 line"),
+                mount.point.display()
+            );
+        };
+        let dir = mount
+            .point
+            .join(format!("antinomie-reader.{}", std::process::id()));
+        fs::create_dir(&dir).with_context(|| {
+            format!(
+                "creating the cgroup {} for COMMAND (the reader needs write access to the \
+                 cgroup2 hierarchy; --cgroup DIR names a cgroup to use instead)",
+                dir.display()
+            )
+        })?;
+        match open_procs(&dir) {
+            Ok(procs) => Ok(WorkCgroup {
+                dir,
+                procs,
+                made_from: Some(home),
+            }),
+            Err(e) => {
+                let _ = fs::remove_dir(&dir);
+                Err(e)
+            }
+        }
+    }
+
+    /// The directory.
+    pub(crate) fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Moves process `pid` into the cgroup.
+    pub(crate) fn add(&self, pid: Pid) -> Result<()> {
+        (&self.procs)
+            .write_all(pid.as_raw_nonzero().to_string().as_bytes())
+            .with_context(|| {
+                format!(
+                    "moving COMMAND (pid {pid}) into the cgroup {}",
+                    self.dir.display()
+                )
+            })
+    }
+}
+
+fn open_procs(dir: &Path) -> Result<File> {
+    let path = dir.join("cgroup.procs");
+    OpenOptions::new().write(true).open(&path).with_context(|| {
+        format!(
+            "{} is not a cgroup v2 directory the reader can add COMMAND to: opening {}",
+            dir.display(),
+            path.display()
+        )
+    })
+}
+
+impl Drop for WorkCgroup {
+    /// A directory made for the run goes, once what COMMAND left running
+    /// in it (and in cgroups it made below it) is moved to the reader's
+    /// own cgroup, with a warning: the reader neither waits for nor kills
+    /// processes it did not start itself.
+    fn drop(&mut self) {
+        let Some(home) = &self.made_from else {
+            return;
+        };
+        let mut moved = BTreeSet::new();
+        if let Err(e) = empty_and_remove(&self.dir, home, &mut moved) {
+            tracing::warn!("could not remove the cgroup {}: {e:#}", self.dir.display());
+        }
+        if !moved.is_empty() {
+            tracing::warn!(
+                "{} processes COMMAND left behind still run: moved from {} to the reader's cgroup {}",
+                moved.len(),
+                self.dir.display(),
+                home.display()
+            );
+        }
+    }
+}
+
+/// Moves the processes of `dir` and of the cgroups below it to `home`
+/// (adding their pids to `moved`), and removes them, deepest first.
+fn empty_and_remove(dir: &Path, home: &Path, moved: &mut BTreeSet<u32>) -> Result<()> {
+    for entry in fs::read_dir(dir).with_context(|| format!("listing {}", dir.display()))? {
+        let entry = entry.with_context(|| format!("listing {}", dir.display()))?;
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            empty_and_remove(&entry.path(), home, moved)?;
+        }
+    }
+    // A process may fork while it is moved: read again until none is left.
+    let procs = dir.join("cgroup.procs");
+    let home_procs = home.join("cgroup.procs");
+    for _ in 0..100 {
+        let pids: Vec<u32> = fs::read_to_string(&procs)
+            .with_context(|| format!("reading {}", procs.display()))?
+            .lines()
+            .filter_map(|l| l.trim().parse().ok())
+            .collect();
+        if pids.is_empty() {
+            return fs::remove_dir(dir).with_context(|| format!("removing {}", dir.display()));
+        }
+        let mut to = OpenOptions::new()
+            .write(true)
+            .open(&home_procs)
+            .with_context(|| format!("opening {}", home_procs.display()))?;
+        for pid in pids {
+            match to.write_all(pid.to_string().as_bytes()) {
+                // Exited meanwhile.
+                Err(e) if e.raw_os_error() == Some(libc::ESRCH) => {}
+                r => {
+                    r.with_context(|| format!("moving pid {pid} to {}", home.display()))?;
+                    moved.insert(pid);
+                }
+            }
+        }
+    }
+    Err(io::Error::other("processes keep appearing in it"))
+        .context(format!("emptying {}", dir.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// From a host with cgroup v1 controllers and the unified hierarchy
+    /// beside them, a container (cgroup namespace, optional fields), and
+    /// a mount point with a space.
+    const MOUNTINFO: &str = "\
+22 1 0:21 / /proc rw,nosuid,nodev,noexec,relatime shared:12 - proc proc rw
+31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755
+32 31 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu
+41 31 0:38 / /sys/fs/cgroup/unified rw,relatime shared:9 master:3 - cgroup2 cgroup2 rw
+42 31 0:38 /work /mnt/my\\040cgroups rw,relatime - cgroup2 none rw
+";
+
+    #[test]
+    fn the_first_cgroup2_mount_is_found() {
+        assert_eq!(
+            cgroup2_mount(MOUNTINFO),
+            Some(Mount {
+                root: "/".into(),
+                point: "/sys/fs/cgroup/unified".into()
+            })
+        );
+        let second = MOUNTINFO.lines().nth(4).unwrap();
+        assert_eq!(
+            cgroup2_mount(second),
+            Some(Mount {
+                root: "/work".into(),
+                point: "/mnt/my cgroups".into()
+            })
+        );
+        // cgroup v1 only, a filesystem named like an option, and garbage.
+        assert_eq!(
+            cgroup2_mount(&MOUNTINFO.lines().take(3).collect::<Vec<_>>().join("\n")),
+            None
+        );
+        assert_eq!(cgroup2_mount("1 2 3:4 / /x cgroup2 - tmpfs none rw"), None);
+        assert_eq!(cgroup2_mount("cgroup2 - cgroup2"), None);
+        assert_eq!(cgroup2_mount(""), None);
+    }
+
+    #[test]
+    fn escapes_are_undone() {
+        assert_eq!(
+            unescape(r"/a\040b\011c\012d\134e"),
+            PathBuf::from("/a b\tc\nd\\e")
+        );
+        // Not an escape: kept as it is.
+        assert_eq!(unescape(r"/a\09"), PathBuf::from(r"/a\09"));
+        assert_eq!(unescape(r"/a\4"), PathBuf::from(r"/a\4"));
+    }
+
+    #[test]
+    fn the_own_cgroup_is_the_unified_line() {
+        let hybrid = "9:name=systemd:/\n4:memory:/x/y\n0::/system.slice/job.scope\n";
+        assert_eq!(unified_path(hybrid), Some("/system.slice/job.scope"));
+        assert_eq!(unified_path("0::/\n"), Some("/"));
+        assert_eq!(unified_path("4:memory:/x\n"), None);
+        let mount = Mount {
+            root: "/".into(),
+            point: "/sys/fs/cgroup".into(),
+        };
+        assert_eq!(dir_under(&mount, "/"), Some("/sys/fs/cgroup".into()));
+        assert_eq!(dir_under(&mount, "/a/b"), Some("/sys/fs/cgroup/a/b".into()));
+        let sub = Mount {
+            root: "/work".into(),
+            point: "/mnt/c".into(),
+        };
+        assert_eq!(dir_under(&sub, "/work/job"), Some("/mnt/c/job".into()));
+        assert_eq!(dir_under(&sub, "/work"), Some("/mnt/c".into()));
+        // Outside the mounted subtree (or a sibling named alike).
+        assert_eq!(dir_under(&sub, "/other"), None);
+        assert_eq!(dir_under(&sub, "/workshop"), None);
+    }
+}
