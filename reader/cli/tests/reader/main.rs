@@ -12,6 +12,8 @@
 //! * `loss`: the first summary line of `show` and `diff` counts the
 //!   kernel's final loss; `diff` of a lossy run exits 3 unless
 //!   `--allow-loss`.
+//! * `run`: `reader -- COMMAND`'s command line, and its failures before
+//!   COMMAND runs (no device, no cgroup2, a cgroup it cannot use).
 //!
 //! `support` is the test-support crate `antinomie-reader-testkit`, shared
 //! with the library's tests. `ANTINOMIE_UPDATE_GOLDEN=1 cargo test`
@@ -23,4 +25,5 @@ mod diff;
 mod filter;
 mod loss;
 mod options;
+mod run;
 mod show;

@@ -1,0 +1,186 @@
+//! `reader -- COMMAND` on a host without the device: the command line,
+//! and every failure to set the run up (no device, no cgroup2, a cgroup
+//! the reader cannot use) ends it before COMMAND runs. Each COMMAND would
+//! create a marker file; none may exist afterwards. `--proc` gives the
+//! reader a procfs of the test's making (its `self/mountinfo` names the
+//! cgroup2 mount), so that no test touches the host's cgroups. The
+//! capture itself needs the patched kernel: the guest's end-to-end test.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The reader's status when it failed before or while running COMMAND.
+const CANNOT_TEST: i32 = 125;
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("antinomie-run-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `reader ARGS -- sh -c 'touch MARKER'`, with no device.
+fn run_touching(dir: &Path, args: &[&str], marker: &Path) -> Output {
+    let touch = format!("touch '{}'", marker.display());
+    let device = dir.join("no-device");
+    Command::new(env!("CARGO_BIN_EXE_reader"))
+        .args(["--device", device.to_str().unwrap()])
+        .args(args)
+        .args(["--", "sh", "-c", &touch])
+        .output()
+        .unwrap()
+}
+
+/// A procfs whose `self/mountinfo` holds `mountinfo` and whose
+/// `self/cgroup` says the reader is in the root cgroup.
+fn fake_proc(dir: &Path, mountinfo: &str) -> PathBuf {
+    let proc = dir.join("proc");
+    std::fs::create_dir_all(proc.join("self")).unwrap();
+    std::fs::write(proc.join("self/mountinfo"), mountinfo).unwrap();
+    std::fs::write(proc.join("self/cgroup"), "0::/\n").unwrap();
+    proc
+}
+
+fn cgroup2_at(point: &Path) -> String {
+    format!(
+        "22 1 0:21 / /proc rw,nosuid - proc proc rw\n41 31 0:38 / {} rw,relatime - cgroup2 cgroup2 rw\n",
+        point.display()
+    )
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn dash_dash_needs_a_command() {
+    let out = Command::new(env!("CARGO_BIN_EXE_reader"))
+        .args(["--follow", "--"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("`--` must be followed by the COMMAND"),
+        "{}",
+        stderr(&out)
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_reader"))
+        .arg("--lossy")
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "--lossy without a COMMAND: {}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_bad_filter_runs_nothing() {
+    let dir = scratch("filter");
+    let marker = dir.join("ran");
+    let out = run_touching(&dir, &["--filter", "pid =="], &marker);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("bad filter"), "{}", stderr(&out));
+    assert!(!marker.exists(), "COMMAND ran");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_missing_device_runs_nothing() {
+    let dir = scratch("device");
+    let marker = dir.join("ran");
+    // A cgroup as far as the reader checks before the device: its
+    // cgroup.procs can be written.
+    let cgroup = dir.join("cgroup");
+    std::fs::create_dir(&cgroup).unwrap();
+    std::fs::write(cgroup.join("cgroup.procs"), "").unwrap();
+    let out = run_touching(&dir, &["--cgroup", cgroup.to_str().unwrap()], &marker);
+    assert_eq!(out.status.code(), Some(CANNOT_TEST), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("no such device (is this a kernel built with CONFIG_ANTINOMIE=y?)"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!marker.exists(), "COMMAND ran");
+    assert_eq!(
+        std::fs::read_to_string(cgroup.join("cgroup.procs")).unwrap(),
+        "",
+        "a process was added"
+    );
+    assert!(cgroup.exists(), "--cgroup DIR stays");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn no_cgroup2_mount_runs_nothing() {
+    let dir = scratch("no-cgroup2");
+    let marker = dir.join("ran");
+    // cgroup v1 only.
+    let proc = fake_proc(
+        &dir,
+        "22 1 0:21 / /proc rw - proc proc rw\n32 31 0:29 / /sys/fs/cgroup/cpu rw - cgroup cgroup rw,cpu\n",
+    );
+    let out = run_touching(&dir, &["--proc", proc.to_str().unwrap()], &marker);
+    assert_eq!(out.status.code(), Some(CANNOT_TEST), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("no cgroup v2 hierarchy is mounted") && err.contains("mount -t cgroup2"),
+        "{err}"
+    );
+    assert!(!marker.exists(), "COMMAND ran");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_cgroup_the_reader_cannot_use_runs_nothing() {
+    let dir = scratch("bad-cgroup");
+    let marker = dir.join("ran");
+    // The mount point is a plain directory: the reader makes its cgroup
+    // there, finds no cgroup.procs in it, and removes it.
+    let plain = dir.join("plain");
+    std::fs::create_dir(&plain).unwrap();
+    let proc = fake_proc(&dir, &cgroup2_at(&plain));
+    let out = run_touching(&dir, &["--proc", proc.to_str().unwrap()], &marker);
+    assert_eq!(out.status.code(), Some(CANNOT_TEST), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("is not a cgroup v2 directory the reader can add COMMAND to"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        std::fs::read_dir(&plain).unwrap().count(),
+        0,
+        "the cgroup made was left behind"
+    );
+    // A mount point the reader cannot make a directory in.
+    let proc = fake_proc(&dir, &cgroup2_at(&dir.join("missing")));
+    let out = run_touching(&dir, &["--proc", proc.to_str().unwrap()], &marker);
+    assert_eq!(out.status.code(), Some(CANNOT_TEST), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("creating the cgroup"),
+        "{}",
+        stderr(&out)
+    );
+    // The reader's own cgroup outside the mounted subtree: what COMMAND
+    // leaves running would have nowhere to go.
+    let proc = fake_proc(&dir, &cgroup2_at(&plain).replace(" / ", " /work "));
+    let out = run_touching(&dir, &["--proc", proc.to_str().unwrap()], &marker);
+    assert_eq!(out.status.code(), Some(CANNOT_TEST), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("is not under the cgroup2 mount"),
+        "{}",
+        stderr(&out)
+    );
+    // --cgroup DIR that is no cgroup.
+    let out = run_touching(&dir, &["--cgroup", plain.to_str().unwrap()], &marker);
+    assert_eq!(out.status.code(), Some(CANNOT_TEST), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("is not a cgroup v2 directory"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!marker.exists(), "COMMAND ran");
+    let _ = std::fs::remove_dir_all(&dir);
+}
