@@ -186,9 +186,12 @@ impl Drop for WorkCgroup {
             tracing::warn!("could not remove the cgroup {}: {e:#}", self.dir.display());
         }
         if !moved.is_empty() {
+            let (n, what) = match moved.len() {
+                1 => (1, "process COMMAND left behind still runs"),
+                n => (n, "processes COMMAND left behind still run"),
+            };
             tracing::warn!(
-                "{} processes COMMAND left behind still run: moved from {} to the reader's cgroup {}",
-                moved.len(),
+                "{n} {what}: moved from {} to the reader's cgroup {}",
                 self.dir.display(),
                 home.display()
             );
