@@ -137,6 +137,8 @@ step "boot: perf_events selftests, capture off and on" \
 	qemu/run.sh --quiet --scenario perf-selftests --timeout 900
 step "boot: reader end to end" qemu/run.sh --quiet --scenario reader-e2e --timeout 900
 step "boot: filters end to end" qemu/run.sh --quiet --scenario filter-e2e --timeout 900
+step "boot: reader -- COMMAND, the command's calls and no other's" \
+	qemu/run.sh --quiet --scenario reader-run --timeout 600
 step "run-in-guest: a dynamic program, a failing one, the perf_events selftests, a fast caller losing nothing" \
 	scripts/tests/run-in-guest.sh
 [ "$tier" != guest ] || finish
