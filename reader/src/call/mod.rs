@@ -38,7 +38,7 @@ pub use lost::{LostField, LOST_FIELDS};
 pub use value_names::{lost_reason, CALL_STATES, LOST_REASONS};
 
 /// How complete a call's records are.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum CallState {
     /// ENTRY and EXIT.
     Complete,

@@ -1,5 +1,5 @@
 //! From rings to calls: drain threads, the time merge, pairing, the
-//! summary.
+//! summary, and the calls counted by outcome ([`Counts`], `reader -c`).
 //!
 //! One drain thread per CPU turns its ring into [`DrainMsg`]s (the raw bytes
 //! of the valid records of one drain pass, errors, idle marks, and the final
@@ -34,6 +34,7 @@
 //! replay has no such race: each ring finishes, and the merge is exact.
 
 mod assemble;
+mod counts;
 mod drain;
 mod merge;
 mod pair;
@@ -47,6 +48,7 @@ use crate::record::LostRecord;
 use crate::ring::{ConsumerStats, CorruptRecord, RingCounters};
 
 pub use assemble::Assembler;
+pub use counts::{CountingSink, Counts, Outcome, Row};
 pub use drain::{drain_once, monotonic_ns, replay, run, Mode, Recorder, Tick, Waker};
 pub use merge::Merger;
 pub use pair::{Event, Limits, PairStats, Pairer};
