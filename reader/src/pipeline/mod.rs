@@ -53,7 +53,7 @@ pub use drain::{drain_once, monotonic_ns, replay, run, Mode, Recorder, Tick, Wak
 pub use merge::Merger;
 pub use pair::{Event, Limits, PairStats, Pairer};
 pub use queue::DEFAULT_QUEUE_BYTES;
-pub use summary::{CpuSummary, FinalCounters, Loss, Summary};
+pub use summary::{Check, CpuSummary, FinalCounters, Loss, Summary};
 
 /// Default reordering window: 50 ms.
 pub const DEFAULT_WINDOW_NS: u64 = 50_000_000;

@@ -1,13 +1,17 @@
-//! What a run saw, per CPU and overall, and its rendering; [`Loss`], the
-//! records a run lost as its headline states them.
+//! What a run saw, per CPU and overall, and its rendering as text or as
+//! one JSON object (`--summary json`, for scripts: a structure to read
+//! rather than text to parse); [`Loss`], the records a run lost as its
+//! headline states them.
 
 use std::collections::BTreeMap;
 use std::fmt::{self, Write as _};
 
 use antinomie_abi as abi;
 
-use crate::call::lost_reason;
-use crate::ring::RingCounters;
+use serde::Serialize;
+
+use crate::call::{lost_reason, LOST_REASONS};
+use crate::ring::{LosslessCounters, RingCounters};
 
 /// What one CPU's ring gave.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -268,13 +272,13 @@ impl Summary {
                 (k.produced.to_string(), [Some(k.lost[0]), Some(k.lost[1])])
             });
             let show = |v: Option<u64>| v.map_or_else(|| "?".to_owned(), |v| v.to_string());
-            let mut check = match (c.stopped, c.balanced()) {
-                (true, _) => "RING STOPPED (corrupt record)".to_owned(),
-                _ if c.not_read => {
+            let mut check = match c.check() {
+                Check::Stopped => "RING STOPPED (corrupt record)".to_owned(),
+                Check::NotRead => {
                     "NOT READ: the ring appeared during the run (its CPU came online)".to_owned()
                 }
-                (false, Some(true)) => "ok: produced = consumed, lost = reported".to_owned(),
-                (false, Some(false)) => {
+                Check::Ok => "ok: produced = consumed, lost = reported".to_owned(),
+                Check::Mismatch => {
                     let unreported: Vec<String> = c
                         .counters
                         .map(|k| {
@@ -300,7 +304,7 @@ impl Summary {
                     why.extend(unreported);
                     format!("MISMATCH: {}", why.join(", "))
                 }
-                (false, None) => match c.start_pos {
+                Check::Unknown => match c.start_pos {
                     Some(p) => format!("n/a (reader started at ring position {p:#x})"),
                     None => "n/a (no counters)".to_owned(),
                 },
@@ -327,32 +331,223 @@ impl Summary {
 
     /// Lossless mode and its waits, summed over the CPUs, when some ring
     /// shows the mode on or a wait: `None` otherwise, and without counters.
-    fn lossless_text(&self) -> Option<String> {
+    fn lossless(&self) -> Option<LosslessCounters> {
         let known: Vec<_> = self
             .cpus
             .values()
             .filter_map(|c| c.counters.and_then(|k| k.lossless))
             .collect();
-        let on = known.iter().any(|l| l.on);
-        let waits = known.iter().map(|l| l.waits).fold(0, u64::saturating_add);
-        let wait_ns = known.iter().map(|l| l.wait_ns).fold(0, u64::saturating_add);
-        if !on && waits == 0 {
-            return None;
-        }
+        let sum = LosslessCounters {
+            on: known.iter().any(|l| l.on),
+            waits: known.iter().map(|l| l.waits).fold(0, u64::saturating_add),
+            wait_ns: known.iter().map(|l| l.wait_ns).fold(0, u64::saturating_add),
+        };
+        (sum.on || sum.waits > 0).then_some(sum)
+    }
+
+    /// [`Summary::lossless`] as the text's last line.
+    fn lossless_text(&self) -> Option<String> {
+        let l = self.lossless()?;
         // Display only: f64 is exact far beyond any wait time.
         #[allow(clippy::cast_precision_loss)]
-        let seconds = wait_ns as f64 / 1e9;
+        let seconds = l.wait_ns as f64 / 1e9;
         Some(format!(
-            "lossless mode: {}; {waits} records waited for room, {seconds:.3} s in all",
-            if on { "on" } else { "off" },
+            "lossless mode: {}; {} records waited for room, {seconds:.3} s in all",
+            if l.on { "on" } else { "off" },
+            l.waits,
         ))
+    }
+
+    /// The summary as one JSON object on one line (`--summary json`):
+    /// the headline's numbers, the rows and the lossless line, with the
+    /// keys `reader/README.md` documents, always all of them and in the
+    /// same order (`null` where a number is not known).
+    #[must_use]
+    pub fn to_json(&self) -> String {
+        let loss = self.loss();
+        let missing = match &loss.final_counters {
+            FinalCounters::Missing(cpus) => cpus.clone(),
+            FinalCounters::All | FinalCounters::Absent => Vec::new(),
+        };
+        let exact = !loss.is_partial();
+        let consumed = loss.consumed.unwrap_or(0);
+        let json = JsonSummary {
+            calls: self.calls(),
+            complete: self.complete,
+            unfinished: self.unfinished,
+            unfinished_maybe_lost: self.unfinished_maybe_lost,
+            evicted: self.evicted,
+            entry_lost: self.entry_lost,
+            entry_missing: self.entry_missing,
+            entry_gone: self.entry_gone,
+            entry_read_earlier: self.entry_read_earlier,
+            filtered_out: self.filtered_out,
+            late: self.late,
+            records: JsonRecords {
+                produced: exact.then(|| loss.written.saturating_add(loss.lost)),
+                consumed,
+                lost: loss.lost,
+                lost_reported: loss.reported,
+                not_consumed: exact.then(|| loss.written.checked_sub(consumed)).flatten(),
+                lost_exact: exact,
+                final_counters_missing: missing,
+            },
+            cpus: self
+                .cpus
+                .iter()
+                .map(|(&cpu, c)| JsonCpu {
+                    cpu,
+                    produced: c.counters.map(|k| k.produced),
+                    consumed: c.consumed(),
+                    entries: c.entries,
+                    exits: c.exits,
+                    lost: c.counters.map(|k| Reasons(k.lost)),
+                    lost_reported: Reasons(c.lost_reported),
+                    lost_records: c.lost_records,
+                    skipped: c.skipped,
+                    start_pos: c.start_pos,
+                    joined: c.joined,
+                    check: c.check().as_str(),
+                })
+                .collect(),
+            lossless: self.lossless().map(|l| JsonLossless {
+                on: l.on,
+                waits: l.waits,
+                wait_ns: l.wait_ns,
+            }),
+            broken_pipe: self.broken_pipe,
+        };
+        // Numbers, strings and bools only: serialising cannot fail.
+        let mut s = serde_json::to_string(&json).unwrap_or_default();
+        s.push('\n');
+        s
+    }
+}
+
+/// A ring's check: whether its counters balance what the run consumed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Check {
+    /// produced = consumed and lost = reported, exactly.
+    Ok,
+    /// They do not: records in flight at the end, or lost and not yet
+    /// reported by a LOST record.
+    Mismatch,
+    /// A framing error stopped the ring (corrupt record).
+    Stopped,
+    /// The ring appeared during the run and was not read.
+    NotRead,
+    /// Not known: the reader did not start at the ring's position 0, or
+    /// the final counters are missing.
+    Unknown,
+}
+
+impl Check {
+    /// Its JSON value: `ok`, `mismatch`, `stopped`, `not_read`, `unknown`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Check::Ok => "ok",
+            Check::Mismatch => "mismatch",
+            Check::Stopped => "stopped",
+            Check::NotRead => "not_read",
+            Check::Unknown => "unknown",
+        }
+    }
+}
+
+impl CpuSummary {
+    /// The ring's check, as its row states it.
+    #[must_use]
+    pub fn check(&self) -> Check {
+        match (self.stopped, self.balanced()) {
+            (true, _) => Check::Stopped,
+            _ if self.not_read => Check::NotRead,
+            (false, Some(true)) => Check::Ok,
+            (false, Some(false)) => Check::Mismatch,
+            (false, None) => Check::Unknown,
+        }
+    }
+}
+
+/// `--summary json`'s object. Structs, not a map: their keys keep this
+/// order whatever features `serde_json` is built with.
+#[derive(Serialize)]
+struct JsonSummary {
+    calls: u64,
+    complete: u64,
+    unfinished: u64,
+    unfinished_maybe_lost: u64,
+    evicted: u64,
+    entry_lost: u64,
+    entry_missing: u64,
+    entry_gone: u64,
+    entry_read_earlier: u64,
+    filtered_out: u64,
+    late: u64,
+    records: JsonRecords,
+    cpus: Vec<JsonCpu>,
+    lossless: Option<JsonLossless>,
+    broken_pipe: bool,
+}
+
+/// The headline's records clause.
+#[derive(Serialize)]
+struct JsonRecords {
+    produced: Option<u64>,
+    consumed: u64,
+    lost: u64,
+    lost_reported: u64,
+    not_consumed: Option<u64>,
+    lost_exact: bool,
+    final_counters_missing: Vec<u32>,
+}
+
+/// One CPU's row.
+#[derive(Serialize)]
+struct JsonCpu {
+    cpu: u32,
+    produced: Option<u64>,
+    consumed: u64,
+    entries: u64,
+    exits: u64,
+    lost: Option<Reasons>,
+    lost_reported: Reasons,
+    lost_records: u64,
+    skipped: u64,
+    start_pos: Option<u64>,
+    joined: bool,
+    check: &'static str,
+}
+
+/// The lossless line.
+#[derive(Serialize)]
+struct JsonLossless {
+    on: bool,
+    waits: u64,
+    wait_ns: u64,
+}
+
+/// Records lost, by reason: an object with a key per named reason
+/// ([`LOST_REASONS`], always there) and `slot<i>` for a slot the ABI has
+/// not named, only when it is not 0.
+struct Reasons([u64; abi::LOST_NR_SLOTS]);
+
+impl Serialize for Reasons {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(None)?;
+        for (i, &n) in self.0.iter().enumerate() {
+            if i < LOST_REASONS.len() || n != 0 {
+                map.serialize_entry(&lost_reason(i), &n)?;
+            }
+        }
+        map.end()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ring::LosslessCounters;
 
     fn with(lossless: &[Option<LosslessCounters>]) -> Summary {
         let mut s = Summary::default();
