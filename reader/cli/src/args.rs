@@ -30,6 +30,23 @@ impl From<FormatArg> for Format {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum SummaryArg {
+    /// A headline and a table, for people.
+    Text,
+    /// One JSON object on one line, for scripts (keys: reader/README.md).
+    Json,
+}
+
+/// What `-c` and `-C` ask for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Counting {
+    /// `-c`: the table instead of the calls.
+    Only,
+    /// `-C`: the calls, then the table.
+    Also,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum JsonSchemaArg {
     /// Every key on every line, null where it does not apply.
     Full,
@@ -90,6 +107,8 @@ pub(crate) struct Cli {
     pub(crate) common: CommonArgs,
 }
 
+// Command-line flags: each is a switch of its own, not a state to model.
+#[allow(clippy::struct_excessive_bools)]
 #[derive(Debug, clap::Args)]
 pub(crate) struct CommonArgs {
     /// Output format.
@@ -98,9 +117,30 @@ pub(crate) struct CommonArgs {
     /// Keys of a JSON call line (`reader diff` reads the full schema).
     #[arg(long, value_enum, default_value_t = JsonSchemaArg::Full, global = true)]
     pub(crate) json_schema: JsonSchemaArg,
-    /// Do not print the summary on stderr.
-    #[arg(long, global = true)]
+    /// Do not print the summary on stderr (wins over --summary).
+    #[arg(long, global = true, help_heading = "Summary")]
     pub(crate) no_summary: bool,
+    /// The summary on stderr as text, or as one JSON object on one line
+    /// with stable keys (see reader/README.md), for scripts.
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = SummaryArg::Text,
+          global = true, help_heading = "Summary")]
+    pub(crate) summary: SummaryArg,
+    /// Instead of the calls, print at the end a table of them by outcome:
+    /// success and each errno, with the calls seen in part (unfinished,
+    /// entry lost, ...) on rows of their own; calls, % of calls, time in
+    /// all and per call (as `strace -c`). To -o FILE if given; -w still
+    /// saves every record; counts the calls the filters keep.
+    #[arg(
+        short = 'c',
+        long = "counts-only",
+        global = true,
+        conflicts_with = "counts",
+        help_heading = "Summary"
+    )]
+    pub(crate) counts_only: bool,
+    /// Print the calls, then the table of -c (as `strace -C`).
+    #[arg(short = 'C', long = "counts", global = true, help_heading = "Summary")]
+    pub(crate) counts: bool,
     /// More diagnostics on stderr (repeat for more).
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
     pub(crate) verbose: u8,
@@ -130,6 +170,24 @@ pub(crate) struct CommonArgs {
     /// `--filter 'tid in {TID}'`, and-ed with --filter.
     #[arg(long = "tid", value_name = "TID", global = true)]
     pub(crate) tids: Vec<u32>,
+    /// Only the calls that failed (as `strace -Z`): shorthand for
+    /// `--filter 'ret < 0'`, and-ed with --filter. An unfinished call,
+    /// whose result is unknown, is shown by neither -Z nor -z.
+    #[arg(
+        short = 'Z',
+        long = "failed-only",
+        global = true,
+        conflicts_with = "successful_only"
+    )]
+    pub(crate) failed_only: bool,
+    /// Only the calls that succeeded (as `strace -z`): shorthand for
+    /// `--filter 'ret >= 0'`, and-ed with --filter.
+    #[arg(short = 'z', long = "successful-only", global = true)]
+    pub(crate) successful_only: bool,
+    /// Accepted and ignored, for strace's habit: the calls of the
+    /// children and threads of what is captured are always shown.
+    #[arg(short = 'f', global = true)]
+    pub(crate) follow_forks: bool,
 }
 
 impl CommonArgs {
@@ -144,13 +202,28 @@ impl CommonArgs {
         })
     }
 
-    /// The `--filter` the `-p`/`--tid` shorthands stand for.
-    pub(crate) fn id_filter(&self) -> Option<String> {
+    /// `-c` or `-C`, if either.
+    pub(crate) fn counting(&self) -> Option<Counting> {
+        match (self.counts_only, self.counts) {
+            (true, _) => Some(Counting::Only),
+            (false, true) => Some(Counting::Also),
+            (false, false) => None,
+        }
+    }
+
+    /// The `--filter` the `-Z`/`-z`/`-p`/`--tid` shorthands stand for.
+    pub(crate) fn shorthand_filter(&self) -> Option<String> {
         let set = |field: &str, ids: &[u32]| {
             let ids: Vec<String> = ids.iter().map(u32::to_string).collect();
             format!("{field} in {{{}}}", ids.join(", "))
         };
         let mut parts = Vec::new();
+        if self.failed_only {
+            parts.push("ret < 0".to_owned());
+        }
+        if self.successful_only {
+            parts.push("ret >= 0".to_owned());
+        }
         if !self.pids.is_empty() {
             parts.push(set("pid", &self.pids));
         }
@@ -363,6 +436,12 @@ where
         }
     }
     let cli = Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut cmd))?;
+    if cli.common.counting().is_some() && cli.common.format == FormatArg::Json {
+        return Err(cmd.error(
+            clap::error::ErrorKind::ArgumentConflict,
+            "-c and -C print a text table: --format json does not go with them",
+        ));
+    }
     // No option takes `--` as its value (clap refuses it), so a `--`
     // without a subcommand is the one before COMMAND.
     if cli.command.is_none() && cli.live.run.is_empty() && args.iter().skip(1).any(|a| a == "--") {

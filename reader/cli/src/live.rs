@@ -1,6 +1,7 @@
 //! The live reader (`reader`, `reader --follow`; `run` sets the device up
 //! for a COMMAND and runs the same capture), `reader dump-rings`, and the
-//! line sink every command that prints calls shares.
+//! line sink every command that prints calls shares, with the table of
+//! `-c` and `-C`.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -15,12 +16,17 @@ use antinomie_reader::decode::PmuTypes;
 use antinomie_reader::device::Device;
 use antinomie_reader::filter::Filter;
 use antinomie_reader::output::WriterSink;
-use antinomie_reader::pipeline::{self, Assembler, Mode, Recorder, Summary};
+use antinomie_reader::pipeline::{
+    self, Assembler, CountingSink, Counts, Mode, Recorder, Sink, Summary,
+};
 use antinomie_reader::ring::{RingConsumer, RingMemory};
 use antinomie_reader::trace::{TraceHeader, TraceWriter};
 
-use crate::args::{CommonArgs, LiveArgs};
+use crate::args::{CommonArgs, Counting, LiveArgs};
 use crate::process;
+
+/// The text or JSON lines' sink.
+pub(crate) type LineSink = WriterSink<BufWriter<Box<dyn Write>>>;
 
 /// The sink of the text or JSON lines: stdout, or the `-o` file.
 /// `realtime_offset_ns` (`CLOCK_REALTIME` − `CLOCK_MONOTONIC`) is what
@@ -30,7 +36,7 @@ pub(crate) fn line_sink(
     pmus: PmuTypes,
     follow: bool,
     realtime_offset_ns: Option<i64>,
-) -> Result<WriterSink<BufWriter<Box<dyn Write>>>> {
+) -> Result<LineSink> {
     let style = common.time_style()?;
     let offset = match (style.needs_wall_clock(), realtime_offset_ns) {
         (false, _) => 0,
@@ -54,6 +60,35 @@ pub(crate) fn line_sink(
     )
     .with_json_schema(common.json_schema.into())
     .with_time_style(style, offset))
+}
+
+/// Runs `run` with the sink the calls go to: `sink`, or with -c a
+/// [`Counts`] instead, with -C both; then writes -c's or -C's table to
+/// `sink`'s output, after the calls, unless the output was closed.
+pub(crate) fn with_counts(
+    common: &CommonArgs,
+    mut sink: LineSink,
+    run: impl FnOnce(&mut dyn Sink) -> Result<Summary>,
+) -> Result<Summary> {
+    let mut counts = Counts::default();
+    let summary = match common.counting() {
+        None => return run(&mut sink),
+        Some(Counting::Only) => run(&mut counts)?,
+        Some(Counting::Also) => run(&mut CountingSink::new(&mut counts, &mut sink))?,
+    };
+    if !summary.broken_pipe {
+        let mut out = sink.into_inner();
+        match out
+            .write_all(counts.to_text().as_bytes())
+            .and_then(|()| out.flush())
+        {
+            Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
+                return Err(e).context("writing the table of -c");
+            }
+            _ => {}
+        }
+    }
+    Ok(summary)
 }
 
 /// `CLOCK_REALTIME` − `CLOCK_MONOTONIC` now, in ns: turns record times
@@ -179,18 +214,20 @@ pub(crate) fn capture(
         }
         None => Mode::Once,
     };
-    let mut sink = line_sink(common, pmus.clone(), following, Some(realtime_offset_ns))?;
-    let mut assembler = Assembler::new(&cpus, window_ns, &mut sink);
-    if let Some(f) = filter {
-        assembler.set_filter(Box::new(f.with_pmus(pmus)));
-    }
-    let summary = pipeline::run(
-        rings,
-        mode,
-        assembler,
-        writer.as_mut().map(|w| w as &mut dyn Recorder),
-    )
-    .context("writing the output")?;
+    let sink = line_sink(common, pmus.clone(), following, Some(realtime_offset_ns))?;
+    let summary = with_counts(common, sink, |sink| {
+        let mut assembler = Assembler::new(&cpus, window_ns, sink);
+        if let Some(f) = filter {
+            assembler.set_filter(Box::new(f.with_pmus(pmus)));
+        }
+        pipeline::run(
+            rings,
+            mode,
+            assembler,
+            writer.as_mut().map(|w| w as &mut dyn Recorder),
+        )
+        .context("writing the output")
+    })?;
     if let Some(w) = writer {
         w.finish().context("writing the trace file")?;
     }

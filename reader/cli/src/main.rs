@@ -46,7 +46,7 @@ use antinomie_reader::filter::{self, Filter};
 use antinomie_reader::pipeline::Summary;
 use antinomie_reader::syscall;
 
-use args::{parse_cli, Cli, Command, CommonArgs};
+use args::{parse_cli, Cli, Command, CommonArgs, SummaryArg};
 use run::{Ended, Exit};
 
 fn init_tracing(verbose: u8) {
@@ -67,8 +67,8 @@ fn init_tracing(verbose: u8) {
 /// Exit status of a rejected filter, as for other usage errors.
 const BAD_FILTER: u8 = 2;
 
-/// Parses a `--filter`, and-ed with what `-p`/`--tid` stand for, or
-/// explains why not on stderr.
+/// Parses a `--filter`, and-ed with what `-Z`/`-z`/`-p`/`--tid` stand
+/// for, or explains why not on stderr.
 fn parse_filter(src: Option<&str>, ids: Option<String>) -> Result<Option<Filter>, ExitCode> {
     // The user's own expression alone first, so that an error points into it.
     if let (Some(user), Some(_)) = (src, &ids) {
@@ -98,13 +98,16 @@ fn parse_filter(src: Option<&str>, ids: Option<String>) -> Result<Option<Filter>
 fn main() -> ExitCode {
     let cli = parse_cli();
     init_tracing(cli.common.verbose);
+    if cli.common.follow_forks {
+        tracing::info!("-f: children and threads are always followed; nothing to switch on");
+    }
     // A bad filter is rejected before anything is opened.
     let src = match &cli.command {
         None => cli.live.filter.as_deref(),
         Some(Command::Show { filter, .. }) => filter.as_deref(),
         Some(_) => None,
     };
-    let filter = match parse_filter(src, cli.common.id_filter()) {
+    let filter = match parse_filter(src, cli.common.shorthand_filter()) {
         Ok(f) => f,
         Err(code) => return code,
     };
@@ -188,10 +191,15 @@ fn run(cli: Cli, filter: Option<Filter>) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The summary on stderr, unless `--no-summary` or the output was closed.
+/// The summary on stderr as `--summary` says, unless `--no-summary` or
+/// the output was closed.
 fn print_summary(summary: &Summary, common: &CommonArgs) {
     if !common.no_summary && !summary.broken_pipe {
-        let _ = io::stderr().write_all(summary.to_text().as_bytes());
+        let text = match common.summary {
+            SummaryArg::Text => summary.to_text(),
+            SummaryArg::Json => summary.to_json(),
+        };
+        let _ = io::stderr().write_all(text.as_bytes());
     }
 }
 
@@ -247,7 +255,10 @@ fn command_finished(ran: &run::Ran, command: &OsStr, common: &CommonArgs) -> Exi
             "reader: `{name}` {how}; the reader exits with {}: the capture is not whole",
             run::CANNOT_TEST
         ),
-        Some(how) if !common.no_summary => report!("reader: `{name}` {how}"),
+        // A JSON summary is the last line on stderr, for a script to read.
+        Some(how) if !common.no_summary && common.summary == SummaryArg::Text => {
+            report!("reader: `{name}` {how}");
+        }
         _ => {}
     }
     match exit {

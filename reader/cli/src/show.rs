@@ -13,7 +13,7 @@ use antinomie_reader::ring::ImageRing;
 use antinomie_reader::trace;
 
 use crate::args::CommonArgs;
-use crate::live::line_sink;
+use crate::live::{line_sink, with_counts};
 
 pub(crate) fn parse_pmus(specs: &[String]) -> Result<PmuTypes> {
     let mut pairs = Vec::new();
@@ -111,22 +111,30 @@ pub(crate) fn show(
             }
             _ => bail!("give one trace file, or one or more ring images (not both)"),
         };
-    let mut sink = line_sink(common, pmus.clone(), false, realtime_offset_ns)?;
-    let mut assembler = Assembler::new(&cpus, window_ns, &mut sink);
-    if let Some(f) = filter {
-        assembler.set_filter(Box::new(f.with_pmus(pmus)));
-    }
-    let Some((path, mut t)) = trace else {
-        return Ok((pipeline::replay(msgs, assembler)?, false));
+    let sink = line_sink(common, pmus.clone(), false, realtime_offset_ns)?;
+    let mut trace = trace;
+    // An undecodable frame fails the run before -c's table is written.
+    let summary = with_counts(common, sink, |sink| {
+        let mut assembler = Assembler::new(&cpus, window_ns, sink);
+        if let Some(f) = filter {
+            assembler.set_filter(Box::new(f.with_pmus(pmus)));
+        }
+        let Some((path, t)) = &mut trace else {
+            return Ok(pipeline::replay(msgs, assembler)?);
+        };
+        let mut failed = None;
+        let msgs = t
+            .by_ref()
+            .map_while(|m| m.map_err(|e| failed = Some(e)).ok());
+        let summary = pipeline::replay(msgs, assembler)?;
+        match failed {
+            Some(e) => Err(e).with_context(|| format!("decoding {}", path.display())),
+            None => Ok(summary),
+        }
+    })?;
+    let Some((path, t)) = trace else {
+        return Ok((summary, false));
     };
-    let mut failed = None;
-    let msgs = t
-        .by_ref()
-        .map_while(|m| m.map_err(|e| failed = Some(e)).ok());
-    let summary = pipeline::replay(msgs, assembler)?;
-    if let Some(e) = failed {
-        return Err(e).with_context(|| format!("decoding {}", path.display()));
-    }
     let truncated = t.truncated_at();
     if let Some(at) = truncated {
         tracing::warn!(
