@@ -493,6 +493,18 @@ mod tests {
     }
 
     #[test]
+    fn failed_only_is_ret_below_zero_and_goes_with_the_ids() {
+        let filter = |args: &[&str]| parse(args).unwrap().common.shorthand_filter();
+        assert_eq!(filter(&["-Z"]).as_deref(), Some("ret < 0"));
+        assert_eq!(
+            filter(&["show", "-z", "-p", "7", "x"]).as_deref(),
+            Some("ret >= 0 && pid in {7}")
+        );
+        assert_eq!(filter(&["-f"]), None);
+        assert_eq!(parse(&["-Z", "-z"]).unwrap_err().exit_code(), 2);
+    }
+
+    #[test]
     fn lossy_is_for_a_command() {
         assert!(parse(&["--lossy", "--", "cmd"]).unwrap().live.lossy);
         assert_eq!(parse(&["--lossy"]).unwrap_err().exit_code(), 2);

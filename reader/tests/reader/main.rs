@@ -17,6 +17,8 @@
 //! * `fuzz`: random bytes never panic the decoder.
 //! * `diff`: the streaming comparison: one cause per diverging thread,
 //!   equal runs, what happens past the alignment window.
+//! * `counts`: the table of `reader -c` and the JSON summary on the
+//!   golden scenario, exactly.
 //! * `filter`: the Syscall Trace filter: every field reachable and agreeing
 //!   with the JSON output, random filters against a reference evaluator.
 //!
@@ -27,6 +29,7 @@
 
 use antinomie_reader_testkit as support;
 
+mod counts;
 mod decode;
 mod diff;
 mod filter;

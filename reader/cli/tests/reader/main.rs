@@ -6,6 +6,8 @@
 //!   exit statuses; standard input; a closed pipe; the trace file
 //!   `scripts/bpf-to-trace.py` writes.
 //! * `options`: the strace-like options (`-o`, `-p`, `--tid`, `-t`, `-r`).
+//! * `habits`: strace's `-Z`, `-z` (their filters' output exactly),
+//!   `-c`, `-C` (the table), `-f` (nothing), and `--summary json`.
 //! * `filter`: `--filter`, `reader fields`, `reader describe` and the
 //!   checked-in reference page.
 //! * `diff`: `reader diff` on synthetic JSON runs and on a real trace.
@@ -23,6 +25,7 @@ use antinomie_reader_testkit as support;
 
 mod diff;
 mod filter;
+mod habits;
 mod loss;
 mod options;
 mod run;
