@@ -164,11 +164,22 @@ pub(crate) struct CommonArgs {
     pub(crate) relative: bool,
     /// Only the calls of process PID (repeat for more): shorthand for
     /// `--filter 'pid in {PID}'`, and-ed with --filter.
-    #[arg(short = 'p', long = "pid", value_name = "PID", global = true)]
+    #[arg(
+        short = 'p',
+        long = "pid",
+        value_name = "PID",
+        global = true,
+        help_heading = "Which calls"
+    )]
     pub(crate) pids: Vec<u32>,
     /// Only the calls of thread TID (repeat for more): shorthand for
     /// `--filter 'tid in {TID}'`, and-ed with --filter.
-    #[arg(long = "tid", value_name = "TID", global = true)]
+    #[arg(
+        long = "tid",
+        value_name = "TID",
+        global = true,
+        help_heading = "Which calls"
+    )]
     pub(crate) tids: Vec<u32>,
     /// Only the calls that failed (as `strace -Z`): shorthand for
     /// `--filter 'ret < 0'`, and-ed with --filter. An unfinished call,
@@ -177,16 +188,22 @@ pub(crate) struct CommonArgs {
         short = 'Z',
         long = "failed-only",
         global = true,
-        conflicts_with = "successful_only"
+        conflicts_with = "successful_only",
+        help_heading = "Which calls"
     )]
     pub(crate) failed_only: bool,
     /// Only the calls that succeeded (as `strace -z`): shorthand for
     /// `--filter 'ret >= 0'`, and-ed with --filter.
-    #[arg(short = 'z', long = "successful-only", global = true)]
+    #[arg(
+        short = 'z',
+        long = "successful-only",
+        global = true,
+        help_heading = "Which calls"
+    )]
     pub(crate) successful_only: bool,
     /// Accepted and ignored, for strace's habit: the calls of the
     /// children and threads of what is captured are always shown.
-    #[arg(short = 'f', global = true)]
+    #[arg(short = 'f', global = true, help_heading = "Which calls")]
     pub(crate) follow_forks: bool,
 }
 

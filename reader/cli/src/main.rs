@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! reader [--follow] [--format text|json] [--json-schema full|compact] [-o FILE] [-w TRACE] [--enable] [--device PATH] [--filter EXPR]
-//!        [-p PID] [--tid TID] [-t|-tt|-ttt|-r]
+//!        [-p PID] [--tid TID] [-Z|-z] [-c|-C] [-f] [-t|-tt|-ttt|-r] [--summary text|json|--no-summary]
 //! reader [live options] [--cgroup DIR] [--lossy] -- COMMAND [ARGS...]  # run COMMAND, capture it and what it starts
 //! reader show [--format text|json] [--json-schema full|compact] [-o FILE] [--filter EXPR] FILE...  # a trace file (- for stdin), or golden ring images
 //! reader dump-rings DIR                       # each CPU's ring as DIR/cpuN.ring
