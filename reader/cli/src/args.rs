@@ -10,7 +10,7 @@ use antinomie_reader::device::DEFAULT_DEVICE;
 use antinomie_reader::output::{Format, JsonSchema, TimeStyle};
 use antinomie_reader::pipeline;
 
-use crate::process;
+use crate::{exit, process};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum FormatArg {
@@ -81,16 +81,6 @@ impl From<JsonSchemaArg> for JsonSchema {
 /// (`--lossy`: never). While it runs the reader ignores SIGINT and
 /// SIGQUIT (the terminal sends them to COMMAND too) and passes SIGTERM and
 /// SIGHUP on to it.
-///
-/// Exit status: 0; 1 an error; 2 a bad filter or bad usage; 3 corrupt
-/// records, or a trace file cut short. With a COMMAND: COMMAND's status
-/// (killed by signal N: the reader kills itself with N, or exits 128 + N
-/// if it survives that); but 125 when the reader failed or the capture
-/// is not whole (records lost or corrupt), which wins over COMMAND's
-/// status (stderr gives it); 126 COMMAND cannot be executed, 127 it was
-/// not found (it never ran: no loss counts). `reader diff`: 0 equal, 1 the runs
-/// differ, 2 bad usage or unreadable input, 3 inconclusive: a run lost
-/// records (not compared without --allow-loss).
 #[derive(Debug, Parser)]
 #[command(
     name = "reader",
@@ -358,10 +348,6 @@ pub(crate) enum Command {
     /// --allow-loss; the report then names the rings and call ids the loss
     /// concerns. JSON Lines carry only the LOST records, so their loss is
     /// a lower bound.
-    ///
-    /// Exit status: 0 equal, 1 they differ, 2 bad usage or unreadable
-    /// input, 3 inconclusive: a run lost records and --allow-loss was not
-    /// given.
     Diff {
         /// Run A.
         a: PathBuf,
@@ -416,6 +402,15 @@ pub(crate) fn parse_ratio(s: &str) -> Result<f64, String> {
     }
 }
 
+/// The command line's definition: the derived one, with the exit-status
+/// table after every command's options.
+pub(crate) fn command() -> clap::Command {
+    use clap::CommandFactory;
+    Cli::command()
+        .after_help(exit::TABLE)
+        .mut_subcommands(|sub| sub.after_help(exit::TABLE))
+}
+
 /// Parses the command line, or exits with clap's message and status 2.
 pub(crate) fn parse_cli() -> Cli {
     parse_from(std::env::args_os()).unwrap_or_else(|e| e.exit())
@@ -432,9 +427,9 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    use clap::{CommandFactory, FromArgMatches};
+    use clap::FromArgMatches;
     let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
-    let mut cmd = Cli::command();
+    let mut cmd = command();
     let matches = cmd.try_get_matches_from_mut(&args)?;
     if let Some(sub) = matches.subcommand_name() {
         let live = <LiveArgs as clap::Args>::augment_args(clap::Command::new("live"));

@@ -31,6 +31,7 @@ macro_rules! report {
 
 mod args;
 mod diff;
+mod exit;
 mod live;
 mod process;
 mod run;
@@ -64,9 +65,6 @@ fn init_tracing(verbose: u8) {
         .init();
 }
 
-/// Exit status of a rejected filter, as for other usage errors.
-const BAD_FILTER: u8 = 2;
-
 /// Parses a `--filter`, and-ed with what `-Z`/`-z`/`-p`/`--tid` stand
 /// for, or explains why not on stderr.
 fn parse_filter(src: Option<&str>, ids: Option<String>) -> Result<Option<Filter>, ExitCode> {
@@ -74,7 +72,7 @@ fn parse_filter(src: Option<&str>, ids: Option<String>) -> Result<Option<Filter>
     if let (Some(user), Some(_)) = (src, &ids) {
         if let Err(e) = Filter::parse(user) {
             report!("reader: bad filter: {e}");
-            return Err(ExitCode::from(BAD_FILTER));
+            return Err(ExitCode::from(exit::TROUBLE));
         }
     }
     let src = match (src, ids) {
@@ -90,7 +88,7 @@ fn parse_filter(src: Option<&str>, ids: Option<String>) -> Result<Option<Filter>
         }
         Err(e) => {
             report!("reader: bad filter: {e}");
-            Err(ExitCode::from(BAD_FILTER))
+            Err(ExitCode::from(exit::TROUBLE))
         }
     }
 }
@@ -111,12 +109,12 @@ fn main() -> ExitCode {
         Ok(f) => f,
         Err(code) => return code,
     };
-    // With a COMMAND, 1 is what commands fail with: the reader's own
+    // With a COMMAND, 2 may be COMMAND's own status: the reader's own
     // failure must read otherwise.
     let failed = if cli.command.is_none() && !cli.live.run.is_empty() {
-        ExitCode::from(run::CANNOT_TEST)
+        ExitCode::from(exit::CANNOT_TEST)
     } else {
-        ExitCode::FAILURE
+        ExitCode::from(exit::TROUBLE)
     };
     match run(cli, filter) {
         Ok(code) => code,
@@ -182,11 +180,11 @@ fn run(cli: Cli, filter: Option<Filter>) -> Result<ExitCode> {
     };
     print_summary(&summary, &common);
     if corrupt(&summary) {
-        return Ok(ExitCode::from(3));
+        return Ok(ExitCode::from(exit::INCOMPLETE));
     }
     if truncated {
         report!("reader: the trace file is truncated (see above)");
-        return Ok(ExitCode::from(3));
+        return Ok(ExitCode::from(exit::INCOMPLETE));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -253,7 +251,7 @@ fn command_finished(ran: &run::Ran, command: &OsStr, common: &CommonArgs) -> Exi
     match how {
         Some(how) if !whole => report!(
             "reader: `{name}` {how}; the reader exits with {}: the capture is not whole",
-            run::CANNOT_TEST
+            exit::CANNOT_TEST
         ),
         // A JSON summary is the last line on stderr, for a script to read.
         Some(how) if !common.no_summary && common.summary == SummaryArg::Text => {

@@ -13,14 +13,13 @@ use std::process::ExitCode;
 use antinomie_reader::diff::{self, RunLoss};
 
 use crate::args::{CommonArgs, FormatArg, MatchArg};
+use crate::exit::{DIFFER, INCOMPLETE, TROUBLE};
 
-/// `reader diff`'s exit status when a run lost records and
-/// `--allow-loss` was not given: neither equal (0) nor different (1), so
-/// that a CI job gating on 1 does not take a lossy run for a regression.
-const INCONCLUSIVE: u8 = 3;
-
-/// `reader diff`: 0 equal, 1 different, 2 unreadable input, 3
-/// inconclusive (a run lost records, without `allow_loss`).
+/// `reader diff`: 0 equal, [`DIFFER`], [`TROUBLE`] (bad usage, an
+/// unreadable input, an output that cannot be written), [`INCOMPLETE`]
+/// when a run lost records and `allow_loss` is false: neither equal nor
+/// different, so that a CI job gating on 1 does not take a lossy run for
+/// a regression.
 pub(crate) fn diff_runs(
     run_a: &Path,
     run_b: &Path,
@@ -37,7 +36,7 @@ pub(crate) fn diff_runs(
         || common.relative
     {
         report!("reader: diff: -p, --tid, -t and -r do not apply to diff (pids, tids and times differ between runs)");
-        return ExitCode::from(2);
+        return ExitCode::from(TROUBLE);
     }
     // The loss first: a lossy run is not compared unless asked, as a call
     // it lost would pass for a difference.
@@ -46,7 +45,7 @@ pub(crate) fn diff_runs(
         Ok(losses) => losses,
         Err(why) => {
             report!("reader: diff: {why}");
-            return ExitCode::from(2);
+            return ExitCode::from(TROUBLE);
         }
     };
     let lossy = loss_a.total().is_lossy() || loss_b.total().is_lossy();
@@ -65,7 +64,7 @@ pub(crate) fn diff_runs(
             Ok(f) => Box::new(f),
             Err(e) => {
                 report!("reader: diff: creating {}: {e}", path.display());
-                return ExitCode::from(2);
+                return ExitCode::from(TROUBLE);
             }
         },
         None => Box::new(io::stdout().lock()),
@@ -76,7 +75,7 @@ pub(crate) fn diff_runs(
             FormatArg::Text => loss::write_inconclusive_text(&loss_a, &loss_b, &mut out),
             FormatArg::Json => loss::write_inconclusive_json(&loss_a, &loss_b, &mut out),
         };
-        return finish(written, &mut out).unwrap_or(ExitCode::from(INCONCLUSIVE));
+        return finish(written, &mut out).unwrap_or(ExitCode::from(INCOMPLETE));
     }
     // The runs are read as streams: each difference is written as soon
     // as it is decided, the summary at the end.
@@ -89,11 +88,11 @@ pub(crate) fn diff_runs(
     let mut summary = match diff::diff(run_a, run_b, &opts, &mut write_difference) {
         Ok(summary) => summary,
         Err(diff::DiffError::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => {
-            return ExitCode::from(1)
+            return ExitCode::from(DIFFER)
         }
         Err(why) => {
             report!("reader: diff: {why}");
-            return ExitCode::from(2);
+            return ExitCode::from(TROUBLE);
         }
     };
     summary.loss = Some((loss_a, loss_b));
@@ -101,16 +100,17 @@ pub(crate) fn diff_runs(
         FormatArg::Text => render::summary_text(&summary, &mut out),
         FormatArg::Json => render::summary_json(&summary, &mut out),
     };
-    finish(written, &mut out).unwrap_or(ExitCode::from(u8::from(!summary.equal())))
+    let status = if summary.equal() { 0 } else { DIFFER };
+    finish(written, &mut out).unwrap_or(ExitCode::from(status))
 }
 
-/// Flushes the report; the exit status 2 if it could not be written (a
+/// Flushes the report; the exit status [`TROUBLE`] if it could not be written (a
 /// closed pipe is not an error: `reader diff | head`).
 fn finish<W: Write>(written: io::Result<()>, out: &mut W) -> Option<ExitCode> {
     match written.and_then(|()| out.flush()) {
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
             report!("reader: diff: writing the output: {e}");
-            Some(ExitCode::from(2))
+            Some(ExitCode::from(TROUBLE))
         }
         _ => None,
     }

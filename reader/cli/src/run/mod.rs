@@ -46,18 +46,13 @@ use antinomie_reader::pipeline::Summary;
 use antinomie_reader::Error;
 
 use crate::args::{CommonArgs, LiveArgs};
+use crate::exit::CANNOT_TEST;
 use crate::live::{self, Follow};
 use crate::process::{CommandSignals, Forwarding};
 
 use cgroup::WorkCgroup;
 use child::Child;
 pub(crate) use child::Ended;
-
-/// The reader's status when it failed, or when the capture is not whole
-/// (records lost or corrupt): "cannot test", as `git bisect run` and
-/// `scripts/run-in-guest.sh` read it, and as `env` and `timeout` report
-/// their own failure.
-pub(crate) const CANNOT_TEST: u8 = 125;
 
 /// A run of COMMAND.
 #[derive(Debug)]

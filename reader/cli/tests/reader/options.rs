@@ -226,11 +226,11 @@ fn time_styles_follow_strace() {
     let mut args = vec!["show", "-tt"];
     args.extend(rings.iter().map(|p| p.to_str().unwrap()));
     let out = reader(&args);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("wall clock"));
     let old = trace_with_offset(&dir, None);
     let out = reader(&["show", "-t", old.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(!show(&["-r"], &rings).is_empty());
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -257,12 +257,12 @@ fn a_full_disk_is_not_a_panic() {
         cmd.status().unwrap().code()
     };
     // The error message.
-    assert_eq!(status(&["show", "/nonexistent/trace"], false), Some(1));
+    assert_eq!(status(&["show", "/nonexistent/trace"], false), Some(2));
     // The summary after a good run.
     let mut args = vec!["show"];
     let rings = basic_rings();
     args.extend(rings.iter().map(|p| p.to_str().unwrap()));
     assert_eq!(status(&args, false), Some(0));
     // The output itself, then the error message about it.
-    assert_eq!(status(&args, true), Some(1));
+    assert_eq!(status(&args, true), Some(2));
 }

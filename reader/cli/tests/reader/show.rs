@@ -87,13 +87,13 @@ fn the_binary_shows_images_and_trace_files() {
     );
     // Not a trace or an image.
     let out = reader().arg("show").arg("/dev/null").output().unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     // A missing device is explained.
     let out = reader()
         .args(["--device", "/nonexistent"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("CONFIG_ANTINOMIE"));
     let _ = std::fs::remove_dir_all(&dir);
 }
