@@ -64,6 +64,16 @@ impl From<JsonSchemaArg> for JsonSchema {
     }
 }
 
+// The groups of `--help`, so that the long option list can be scanned;
+// the options without one (-v, -h, -V and a subcommand's own) are clap's
+// "Options".
+const OUTPUT: &str = "Output";
+const FILTERING: &str = "Filtering";
+const SUMMARY: &str = "Summary and counts";
+const CAPTURE: &str = "Capture";
+const RUN: &str = "Run COMMAND";
+const FOLLOW: &str = "Follow mode";
+
 /// Prints the `perf_event_open(2)` calls captured by Antinomie.
 ///
 /// Without a subcommand: drains what the rings of /dev/antinomie hold, prints
@@ -91,29 +101,96 @@ impl From<JsonSchemaArg> for JsonSchema {
 pub(crate) struct Cli {
     #[command(subcommand)]
     pub(crate) command: Option<Command>,
-    #[command(flatten)]
-    pub(crate) live: LiveArgs,
+    // The common options first: their groups (output, filtering, summary)
+    // head `--help`, before the live reader's own.
     #[command(flatten)]
     pub(crate) common: CommonArgs,
+    #[command(flatten)]
+    pub(crate) live: LiveArgs,
 }
 
 // Command-line flags: each is a switch of its own, not a state to model.
 #[allow(clippy::struct_excessive_bools)]
 #[derive(Debug, clap::Args)]
 pub(crate) struct CommonArgs {
+    /// More diagnostics on stderr (repeat for more).
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    pub(crate) verbose: u8,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = FormatArg::Text, global = true)]
+    #[arg(long, value_enum, default_value_t = FormatArg::Text, global = true, help_heading = OUTPUT)]
     pub(crate) format: FormatArg,
     /// Keys of a JSON call line (`reader diff` reads the full schema).
-    #[arg(long, value_enum, default_value_t = JsonSchemaArg::Full, global = true)]
+    #[arg(long, value_enum, default_value_t = JsonSchemaArg::Full, global = true, help_heading = OUTPUT)]
     pub(crate) json_schema: JsonSchemaArg,
+    /// Write the text or JSON lines to FILE instead of stdout (as
+    /// `strace -o` and `perf trace -o`).
+    #[arg(short = 'o', long = "output", value_name = "FILE", global = true, help_heading = OUTPUT)]
+    pub(crate) output: Option<PathBuf>,
+    /// Show each line's time as the wall-clock time of day (-t), with
+    /// microseconds (-tt), or as seconds since the epoch (-ttt), as strace
+    /// does; the default is `CLOCK_MONOTONIC` seconds.
+    #[arg(short = 't', action = clap::ArgAction::Count, global = true, help_heading = OUTPUT)]
+    pub(crate) timestamps: u8,
+    /// Show each line's time as the time since the previous line (as
+    /// `strace -r`).
+    #[arg(
+        short = 'r',
+        long = "relative-timestamps",
+        global = true,
+        conflicts_with = "timestamps",
+        help_heading = OUTPUT
+    )]
+    pub(crate) relative: bool,
+    /// Only the calls of process PID (repeat for more): shorthand for
+    /// `--filter 'pid in {PID}'`, and-ed with --filter.
+    #[arg(
+        short = 'p',
+        long = "pid",
+        value_name = "PID",
+        global = true,
+        help_heading = FILTERING
+    )]
+    pub(crate) pids: Vec<u32>,
+    /// Only the calls of thread TID (repeat for more): shorthand for
+    /// `--filter 'tid in {TID}'`, and-ed with --filter.
+    #[arg(
+        long = "tid",
+        value_name = "TID",
+        global = true,
+        help_heading = FILTERING
+    )]
+    pub(crate) tids: Vec<u32>,
+    /// Only the calls that failed (as `strace -Z`): shorthand for
+    /// `--filter 'ret < 0'`, and-ed with --filter. An unfinished call,
+    /// whose result is unknown, is shown by neither -Z nor -z.
+    #[arg(
+        short = 'Z',
+        long = "failed-only",
+        global = true,
+        conflicts_with = "successful_only",
+        help_heading = FILTERING
+    )]
+    pub(crate) failed_only: bool,
+    /// Only the calls that succeeded (as `strace -z`): shorthand for
+    /// `--filter 'ret >= 0'`, and-ed with --filter.
+    #[arg(
+        short = 'z',
+        long = "successful-only",
+        global = true,
+        help_heading = FILTERING
+    )]
+    pub(crate) successful_only: bool,
+    /// Accepted and ignored, for strace's habit: the calls of the
+    /// children and threads of what is captured are always shown.
+    #[arg(short = 'f', global = true, help_heading = FILTERING)]
+    pub(crate) follow_forks: bool,
     /// Do not print the summary on stderr (wins over --summary).
-    #[arg(long, global = true, help_heading = "Summary")]
+    #[arg(long, global = true, help_heading = SUMMARY)]
     pub(crate) no_summary: bool,
     /// The summary on stderr as text, or as one JSON object on one line
     /// with stable keys (see reader/README.md), for scripts.
     #[arg(long, value_enum, value_name = "FORMAT", default_value_t = SummaryArg::Text,
-          global = true, help_heading = "Summary")]
+          global = true, help_heading = SUMMARY)]
     pub(crate) summary: SummaryArg,
     /// Instead of the calls, print at the end a table of them by outcome:
     /// success and each errno, with the calls seen in part (unfinished,
@@ -125,76 +202,12 @@ pub(crate) struct CommonArgs {
         long = "counts-only",
         global = true,
         conflicts_with = "counts",
-        help_heading = "Summary"
+        help_heading = SUMMARY
     )]
     pub(crate) counts_only: bool,
     /// Print the calls, then the table of -c (as `strace -C`).
-    #[arg(short = 'C', long = "counts", global = true, help_heading = "Summary")]
+    #[arg(short = 'C', long = "counts", global = true, help_heading = SUMMARY)]
     pub(crate) counts: bool,
-    /// More diagnostics on stderr (repeat for more).
-    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
-    pub(crate) verbose: u8,
-    /// Write the text or JSON lines to FILE instead of stdout (as
-    /// `strace -o` and `perf trace -o`).
-    #[arg(short = 'o', long = "output", value_name = "FILE", global = true)]
-    pub(crate) output: Option<PathBuf>,
-    /// Show each line's time as the wall-clock time of day (-t), with
-    /// microseconds (-tt), or as seconds since the epoch (-ttt), as strace
-    /// does; the default is `CLOCK_MONOTONIC` seconds.
-    #[arg(short = 't', action = clap::ArgAction::Count, global = true)]
-    pub(crate) timestamps: u8,
-    /// Show each line's time as the time since the previous line (as
-    /// `strace -r`).
-    #[arg(
-        short = 'r',
-        long = "relative-timestamps",
-        global = true,
-        conflicts_with = "timestamps"
-    )]
-    pub(crate) relative: bool,
-    /// Only the calls of process PID (repeat for more): shorthand for
-    /// `--filter 'pid in {PID}'`, and-ed with --filter.
-    #[arg(
-        short = 'p',
-        long = "pid",
-        value_name = "PID",
-        global = true,
-        help_heading = "Which calls"
-    )]
-    pub(crate) pids: Vec<u32>,
-    /// Only the calls of thread TID (repeat for more): shorthand for
-    /// `--filter 'tid in {TID}'`, and-ed with --filter.
-    #[arg(
-        long = "tid",
-        value_name = "TID",
-        global = true,
-        help_heading = "Which calls"
-    )]
-    pub(crate) tids: Vec<u32>,
-    /// Only the calls that failed (as `strace -Z`): shorthand for
-    /// `--filter 'ret < 0'`, and-ed with --filter. An unfinished call,
-    /// whose result is unknown, is shown by neither -Z nor -z.
-    #[arg(
-        short = 'Z',
-        long = "failed-only",
-        global = true,
-        conflicts_with = "successful_only",
-        help_heading = "Which calls"
-    )]
-    pub(crate) failed_only: bool,
-    /// Only the calls that succeeded (as `strace -z`): shorthand for
-    /// `--filter 'ret >= 0'`, and-ed with --filter.
-    #[arg(
-        short = 'z',
-        long = "successful-only",
-        global = true,
-        help_heading = "Which calls"
-    )]
-    pub(crate) successful_only: bool,
-    /// Accepted and ignored, for strace's habit: the calls of the
-    /// children and threads of what is captured are always shown.
-    #[arg(short = 'f', global = true, help_heading = "Which calls")]
-    pub(crate) follow_forks: bool,
 }
 
 impl CommonArgs {
@@ -246,14 +259,14 @@ impl CommonArgs {
 #[derive(Debug, clap::Args)]
 pub(crate) struct LiveArgs {
     /// Keep draining until SIGINT or SIGTERM, sleeping in `poll()`.
-    #[arg(long)]
+    #[arg(long, help_heading = CAPTURE)]
     pub(crate) follow: bool,
     /// Also save the raw records to FILE, a trace (decode it later with
     /// `reader show FILE`), as `tcpdump -w` does.
-    #[arg(short = 'w', long = "write", value_name = "FILE")]
+    #[arg(short = 'w', long = "write", value_name = "FILE", help_heading = OUTPUT)]
     pub(crate) write: Option<PathBuf>,
     /// Switch capture on if it is off.
-    #[arg(long)]
+    #[arg(long, help_heading = CAPTURE)]
     pub(crate) enable: bool,
     /// Lossless mode while this reader runs: a call whose records would
     /// not fit its ring waits for the reader before it does anything (up
@@ -262,11 +275,11 @@ pub(crate) struct LiveArgs {
     /// `CAP_SYS_ADMIN`. The kernel switches it off when the reader exits.
     /// With a COMMAND it is the default, tried and left off with a warning
     /// without `CAP_SYS_ADMIN`; --lossless then makes that an error.
-    #[arg(long)]
+    #[arg(long, help_heading = CAPTURE)]
     pub(crate) lossless: bool,
     /// With a COMMAND: do not switch lossless mode on (records that do not
     /// fit are lost and counted, and COMMAND never waits).
-    #[arg(long, conflicts_with = "lossless", requires = "run")]
+    #[arg(long, conflicts_with = "lossless", requires = "run", help_heading = RUN)]
     pub(crate) lossy: bool,
     /// Capture only the calls of tasks in the cgroup v2 directory DIR and
     /// below it (a workload started there), while this reader runs; with
@@ -274,52 +287,53 @@ pub(crate) struct LiveArgs {
     /// they cannot fill the rings the workload needs. With a COMMAND: run
     /// COMMAND in DIR (whatever else runs there is captured too) instead
     /// of a cgroup made for it, and leave DIR as it is.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", help_heading = CAPTURE)]
     pub(crate) cgroup: Option<PathBuf>,
     /// The capture device.
-    #[arg(long, value_name = "PATH", default_value = DEFAULT_DEVICE)]
+    #[arg(long, value_name = "PATH", default_value = DEFAULT_DEVICE, help_heading = CAPTURE)]
     pub(crate) device: PathBuf,
     /// Where sysfs is mounted (PMU types, possible CPUs).
-    #[arg(long, value_name = "PATH", default_value = "/sys")]
+    #[arg(long, value_name = "PATH", default_value = "/sys", help_heading = CAPTURE)]
     pub(crate) sysfs: PathBuf,
     /// Where procfs is mounted: with a COMMAND, `self/mountinfo` names the
     /// cgroup2 mount and `self/cgroup` the reader's own cgroup.
-    #[arg(long, value_name = "PATH", default_value = "/proc")]
+    #[arg(long, value_name = "PATH", default_value = "/proc", help_heading = CAPTURE)]
     pub(crate) proc: PathBuf,
     /// How long a record may wait for slower rings, in --follow mode.
-    #[arg(long, value_name = "MS", default_value_t = 50)]
+    #[arg(long, value_name = "MS", default_value_t = 50, help_heading = FOLLOW)]
     pub(crate) reorder_window_ms: u64,
     /// In --follow mode, wake up once a ring holds this many unread bytes
     /// (the device's `poll()` watermark; put back on exit). 0: a sixteenth
     /// of a ring, at most 64 KiB. The poll timeout bounds how long fewer
     /// bytes wait.
-    #[arg(long, value_name = "BYTES", default_value_t = 0)]
+    #[arg(long, value_name = "BYTES", default_value_t = 0, help_heading = FOLLOW)]
     pub(crate) wake_bytes: u64,
     /// `poll()` timeout in --follow mode, so that idle rings let output flow.
-    #[arg(long, value_name = "MS", default_value_t = 100)]
+    #[arg(long, value_name = "MS", default_value_t = 100, help_heading = FOLLOW)]
     pub(crate) poll_timeout_ms: u64,
     /// In --follow mode, the most bytes of drained records waiting to be
     /// printed (128 MiB by default). When the output falls that far behind,
     /// draining waits: records then wait in the rings, and a full ring
     /// drops and counts them.
-    #[arg(long, value_name = "BYTES", default_value_t = pipeline::DEFAULT_QUEUE_BYTES)]
+    #[arg(long, value_name = "BYTES", default_value_t = pipeline::DEFAULT_QUEUE_BYTES, help_heading = FOLLOW)]
     pub(crate) queue_bytes: usize,
     /// In --follow mode, how much higher the nice value of the thread that
     /// decodes and prints is than the drain threads' (0-19), so that on a
     /// busy CPU draining the rings wins over printing, which the queue lets
     /// fall behind.
     #[arg(long, value_name = "N", default_value_t = process::DEFAULT_PRINT_NICE,
-          value_parser = clap::value_parser!(i32).range(0..=19))]
+          value_parser = clap::value_parser!(i32).range(0..=19), help_heading = FOLLOW)]
     pub(crate) print_nice: i32,
     /// Print only the calls that match EXPR (see `reader fields`), e.g.
     /// `syscall.errno == E2BIG && args.attr_uptr.size > 136`. Checked before
     /// the device is opened; --output still saves every record.
-    #[arg(long, value_name = "EXPR")]
+    #[arg(long, value_name = "EXPR", help_heading = FILTERING)]
     pub(crate) filter: Option<String>,
     /// The command to run and capture, after `--`: its arguments are taken
     /// as they are, options included. The run follows (as --follow) until
     /// COMMAND exits.
-    #[arg(last = true, value_name = "COMMAND", value_parser = clap::value_parser!(OsString))]
+    #[arg(last = true, value_name = "COMMAND", value_parser = clap::value_parser!(OsString),
+          help_heading = RUN)]
     pub(crate) run: Vec<OsString>,
 }
 
@@ -334,7 +348,7 @@ pub(crate) enum Command {
         #[arg(long, value_name = "NAME=TYPE")]
         pmu: Vec<String>,
         /// Print only the calls that match EXPR (see `reader fields`).
-        #[arg(long, value_name = "EXPR")]
+        #[arg(long, value_name = "EXPR", help_heading = FILTERING)]
         filter: Option<String>,
     },
     /// List the filter's fields with their types and meanings.

@@ -1,17 +1,24 @@
-//! The `reader` binary's `--help`: the exit-status table in
-//! reader/README.md is the one every `--help` prints. It is generated,
-//! compared here, and rewritten by `ANTINOMIE_UPDATE_GOLDEN=1 cargo test
-//! -p antinomie-reader-cli` (review the diff).
+//! The `reader` binary's `--help`: the CLI reference page
+//! (docs/reader-cli.md) is every command's `--help` as the binary prints
+//! it, and the exit-status table in reader/README.md is the one `--help`
+//! prints. Both are generated, compared here, and rewritten by
+//! `ANTINOMIE_UPDATE_GOLDEN=1 cargo test -p antinomie-reader-cli` (review
+//! the diff).
 
+use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::Command;
 
 use crate::support::updating;
 
+/// Every command, as `reader --help` lists them (clap's own `help` aside).
+const COMMANDS: [&str; 5] = ["show", "fields", "diff", "describe", "dump-rings"];
+
 /// The heading of the exit-status table, in `--help` and in the README.
 const EXIT_STATUS: &str = "Exit status:";
 
-/// `reader ARGS... --help`'s stdout, which must succeed.
+/// `reader ARGS... --help`'s stdout, which must succeed, without the
+/// spaces clap leaves at the end of the blank line before a default.
 fn help(args: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_reader"))
         .args(args)
@@ -19,7 +26,12 @@ fn help(args: &[&str]) -> String {
         .output()
         .unwrap();
     assert!(out.status.success(), "{args:?} --help: {}", out.status);
-    String::from_utf8(out.stdout).unwrap()
+    let mut text = String::new();
+    for line in String::from_utf8(out.stdout).unwrap().lines() {
+        text.push_str(line.trim_end());
+        text.push('\n');
+    }
+    text
 }
 
 fn repo_file(path: &str) -> PathBuf {
@@ -41,6 +53,50 @@ fn check_or_write(path: &str, text: &str) {
     );
 }
 
+/// The reference page: a heading and a fenced block per command.
+fn reference_page() -> String {
+    let mut page = String::from(
+        "# `reader`: command-line reference\n\
+         \n\
+         Every command's `reader ... --help`, as the binary prints it (spaces at\n\
+         the ends of lines trimmed). Generated:\n\
+         `ANTINOMIE_UPDATE_GOLDEN=1 cargo test -p antinomie-reader-cli` rewrites\n\
+         this page, and the test `help::reference_page_is_current` fails when it\n\
+         differs from the `--help` of the `reader` built from the same tree. The\n\
+         manual is reader/README.md; its \"Exit status\" table is the one\n\
+         below.\n",
+    );
+    for args in std::iter::once(None).chain(COMMANDS.map(Some)) {
+        let args: Vec<&str> = args.into_iter().collect();
+        let name = std::iter::once("reader")
+            .chain(args.iter().copied())
+            .collect::<Vec<_>>()
+            .join(" ");
+        write!(page, "\n## `{name}`\n\n```text\n{}```\n", help(&args)).unwrap();
+    }
+    page
+}
+
+#[test]
+fn reference_page_is_current() {
+    check_or_write("docs/reader-cli.md", &reference_page());
+}
+
+/// The page covers every command: `reader --help` lists no other.
+#[test]
+fn every_command_is_documented() {
+    let text = help(&[]);
+    let listed: Vec<&str> = text
+        .lines()
+        .skip_while(|l| *l != "Subcommands:")
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .collect();
+    assert_eq!(listed, COMMANDS);
+}
+
 /// Every command's `--help` ends with the same exit-status table, and
 /// reader/README.md's "Exit status" section holds it in its first fenced
 /// block.
@@ -53,7 +109,7 @@ fn one_exit_status_table() {
         text[at..].to_owned()
     };
     let top = table(&help(&[]));
-    for command in ["show", "fields", "diff", "describe", "dump-rings"] {
+    for command in COMMANDS {
         assert_eq!(table(&help(&[command])), top, "reader {command} --help");
     }
 

@@ -14,14 +14,14 @@
 //! * `loss`: the first summary line of `show` and `diff` counts the
 //!   kernel's final loss; `diff` of a lossy run exits 3 unless
 //!   `--allow-loss`.
-//! * `help`: every command's `--help` ends with the exit-status table
-//!   of reader/README.md.
+//! * `help`: every command's `--help` is docs/reader-cli.md, and ends
+//!   with the exit-status table of reader/README.md.
 //! * `run`: `reader -- COMMAND`'s command line, and its failures before
 //!   COMMAND runs (no device, no cgroup2, a cgroup it cannot use).
 //!
 //! `support` is the test-support crate `antinomie-reader-testkit`, shared
 //! with the library's tests. `ANTINOMIE_UPDATE_GOLDEN=1 cargo test`
-//! rewrites the golden files, the reference page and the README's
+//! rewrites the golden files, the reference pages and the README's
 //! exit-status table (review the diff).
 
 use antinomie_reader_testkit as support;
