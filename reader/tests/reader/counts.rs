@@ -7,25 +7,14 @@ use antinomie_reader::decode::PmuTypes;
 use antinomie_reader::output::Format;
 use antinomie_reader::pipeline::{Counts, Outcome};
 
-use crate::support::{calls_of, scenario_images, show_images};
+use crate::support::{self, calls_of, scenario_images, show_images};
 
-/// The scenario's table: every whole call on the row of its result, the
+/// The scenario's table (`tests/data/synthetic/counts.txt`, which the
+/// CLI's test reads too): every whole call on the row of its result, the
 /// unfinished and entry-less ones on rows of their state.
-const TABLE: &str = "\
-% calls     calls     seconds  usecs/call result
-------- --------- ----------- ----------- ----------------
-  26.32         5    0.000047           9 success
-  15.79         3    0.000028           9 EFAULT
-  15.79         3    0.000027           9 E2BIG
-  10.53         2    0.000017           8 EINVAL
-   5.26         1    0.000009           9 ENOENT
-  10.53         2           -           - unfinished
-   5.26         1    0.000009           9 entry lost
-   5.26         1    0.000010          10 entry missing
-   5.26         1    0.000010          10 entry read earlier
-------- --------- ----------- ----------- ----------------
- 100.00        19    0.000161           9 total
-";
+fn table() -> String {
+    std::fs::read_to_string(support::data_dir().join("synthetic/counts.txt")).unwrap()
+}
 
 #[test]
 fn the_scenario_counted_by_outcome() {
@@ -34,7 +23,7 @@ fn the_scenario_counted_by_outcome() {
     for call in &calls {
         counts.add(call);
     }
-    assert_eq!(counts.to_text(), TABLE);
+    assert_eq!(counts.to_text(), table());
 
     // The rows agree with the calls themselves.
     let (_, summary) = show_images(&scenario_images(), Format::Text, &PmuTypes::none());

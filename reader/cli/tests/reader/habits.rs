@@ -33,22 +33,10 @@ fn synthetic() -> Vec<PathBuf> {
     vec![dir.join("cpu0.ring"), dir.join("cpu1.ring")]
 }
 
-/// The synthetic scenario's table (as the library's test has it).
-const TABLE: &str = "\
-% calls     calls     seconds  usecs/call result
-------- --------- ----------- ----------- ----------------
-  26.32         5    0.000047           9 success
-  15.79         3    0.000028           9 EFAULT
-  15.79         3    0.000027           9 E2BIG
-  10.53         2    0.000017           8 EINVAL
-   5.26         1    0.000009           9 ENOENT
-  10.53         2           -           - unfinished
-   5.26         1    0.000009           9 entry lost
-   5.26         1    0.000010          10 entry missing
-   5.26         1    0.000010          10 entry read earlier
-------- --------- ----------- ----------- ----------------
- 100.00        19    0.000161           9 total
-";
+/// The synthetic scenario's table, the one the library's test checks.
+fn table() -> String {
+    std::fs::read_to_string(data_dir().join("synthetic/counts.txt")).unwrap()
+}
 
 #[test]
 fn failed_and_successful_only_are_their_filters() {
@@ -94,7 +82,7 @@ fn counts_only_prints_the_table_and_counts_prints_both() {
     let rings = synthetic();
     let out = reader(&["show", "-c"], &rings);
     assert!(out.status.success());
-    assert_eq!(String::from_utf8(out.stdout).unwrap(), TABLE);
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), table());
     // The summary is on stderr as without -c.
     assert!(String::from_utf8(out.stderr)
         .unwrap()
@@ -102,7 +90,7 @@ fn counts_only_prints_the_table_and_counts_prints_both() {
 
     let calls = stdout_of(&["show", "--no-summary"], &rings);
     let both = stdout_of(&["show", "--no-summary", "-C"], &rings);
-    assert_eq!(both, format!("{calls}{TABLE}"));
+    assert_eq!(both, format!("{calls}{}", table()));
     assert_eq!(
         both,
         stdout_of(&["show", "--no-summary", "--counts"], &rings)
