@@ -42,6 +42,7 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
+use serde::Serialize;
 
 use antinomie_reader::filter::{self, Filter};
 use antinomie_reader::pipeline::Summary;
@@ -212,12 +213,15 @@ fn corrupt(summary: &Summary) -> bool {
 
 /// The end of `reader -- COMMAND`: the summary, how COMMAND ended, and the
 /// exit status [`run::exit_status`] gives; a COMMAND killed by a signal
-/// kills the reader with it.
+/// kills the reader with it. A JSON summary comes last on stderr, with
+/// how COMMAND ended and what the reader exits with in it ([`RunJson`]).
 fn command_finished(ran: &run::Ran, command: &OsStr, common: &CommonArgs) -> ExitCode {
     let name = command.to_string_lossy();
     let whole = match &ran.summary {
         Some(summary) => {
-            print_summary(summary, common);
+            if common.summary == SummaryArg::Text {
+                print_summary(summary, common);
+            }
             let corrupt = corrupt(summary);
             let loss = summary.loss();
             if loss.is_lossy() {
@@ -253,15 +257,78 @@ fn command_finished(ran: &run::Ran, command: &OsStr, common: &CommonArgs) -> Exi
             "reader: `{name}` {how}; the reader exits with {}: the capture is not whole",
             exit::CANNOT_TEST
         ),
-        // A JSON summary is the last line on stderr, for a script to read.
         Some(how) if !common.no_summary && common.summary == SummaryArg::Text => {
             report!("reader: `{name}` {how}");
         }
         _ => {}
     }
+    if let Some(summary) = &ran.summary {
+        if common.summary == SummaryArg::Json && !common.no_summary && !summary.broken_pipe {
+            let json = RunJson {
+                summary: summary.json_object(),
+                command: CommandJson::new(ran.ended),
+                capture_whole: whole,
+                exit: match exit {
+                    Exit::Status(code) => Some(code),
+                    Exit::Signal(_) => None,
+                },
+            };
+            // Numbers, strings and bools only: serialising cannot fail.
+            let mut line = serde_json::to_string(&json).unwrap_or_default();
+            line.push('\n');
+            let _ = io::stderr().write_all(line.as_bytes());
+        }
+    }
     match exit {
         Exit::Status(code) => ExitCode::from(code),
         Exit::Signal(sig) => process::die_of(sig),
+    }
+}
+
+/// `reader -- COMMAND`'s `--summary json` object: the summary's keys,
+/// then these (reader/README.md).
+#[derive(Serialize)]
+struct RunJson<S: Serialize> {
+    #[serde(flatten)]
+    summary: S,
+    command: CommandJson,
+    /// No record lost, none corrupt, the capture did not fail.
+    capture_whole: bool,
+    /// What the reader exits with; `null` when it dies of COMMAND's signal.
+    exit: Option<u8>,
+}
+
+/// How COMMAND ended: exactly one key is not `null`.
+#[derive(Serialize)]
+struct CommandJson {
+    /// Its exit status.
+    exited: Option<u8>,
+    /// The signal that killed it.
+    signal: Option<i32>,
+    /// Why it could not be run: `execvp()`'s errno, by name (`ENOENT`, ...).
+    not_run: Option<String>,
+}
+
+impl CommandJson {
+    fn new(ended: Ended) -> Self {
+        let mut json = CommandJson {
+            exited: None,
+            signal: None,
+            not_run: None,
+        };
+        match ended {
+            Ended::Exited(code) => json.exited = Some(code),
+            Ended::Killed(sig) => json.signal = Some(sig),
+            Ended::NotRun(errno) => {
+                json.not_run = Some(
+                    u32::try_from(errno)
+                        .ok()
+                        .and_then(antinomie_reader::decode::errno)
+                        .map_or_else(|| format!("errno {errno}"), |e| e.name.to_owned()),
+                );
+            }
+        }
+        json
     }
 }
 

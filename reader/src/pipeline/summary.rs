@@ -359,11 +359,23 @@ impl Summary {
     }
 
     /// The summary as one JSON object on one line (`--summary json`):
-    /// the headline's numbers, the rows and the lossless line, with the
-    /// keys `reader/README.md` documents, always all of them and in the
-    /// same order (`null` where a number is not known).
+    /// [`Summary::json_object`], serialised, and a newline.
     #[must_use]
     pub fn to_json(&self) -> String {
+        // Numbers, strings and bools only: serialising cannot fail.
+        let mut s = serde_json::to_string(&self.json_object()).unwrap_or_default();
+        s.push('\n');
+        s
+    }
+
+    /// The summary as a JSON object: the headline's numbers, the rows and
+    /// the lossless line, with the keys `reader/README.md` documents,
+    /// always all of them and in the same order (`null` where a number is
+    /// not known). A caller that has more to say (how a command it ran
+    /// ended) flattens it into an object of its own (`#[serde(flatten)]`)
+    /// and adds its keys after these.
+    #[must_use]
+    pub fn json_object(&self) -> impl Serialize {
         let loss = self.loss();
         let missing = match &loss.final_counters {
             FinalCounters::Missing(cpus) => cpus.clone(),
@@ -371,7 +383,7 @@ impl Summary {
         };
         let exact = !loss.is_partial();
         let consumed = loss.consumed.unwrap_or(0);
-        let json = JsonSummary {
+        JsonSummary {
             calls: self.calls(),
             complete: self.complete,
             unfinished: self.unfinished,
@@ -416,11 +428,7 @@ impl Summary {
                 wait_ns: l.wait_ns,
             }),
             broken_pipe: self.broken_pipe,
-        };
-        // Numbers, strings and bools only: serialising cannot fail.
-        let mut s = serde_json::to_string(&json).unwrap_or_default();
-        s.push('\n');
-        s
+        }
     }
 }
 
