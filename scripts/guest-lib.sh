@@ -55,6 +55,20 @@ guest_run_collect() {
 	info "$(wc -l <"$out/SHA256SUMS") files, sha256 verified, ${ms} ms to unpack and check"
 }
 
+# capture_json DIR FILTER: jq FILTER applied to the JSON summary of the
+# guest's `reader -- PROGRAM` in DIR (reader.stderr's last line that is a
+# JSON object; reader/README.md lists its keys), raw; fails, with the
+# reader's last lines on stderr, when the capture left no summary.
+capture_json() {
+	local summary
+	summary=$(grep '^{' "$1/reader.stderr" | tail -n 1)
+	if [ -z "$summary" ]; then
+		echo "no capture summary in $1/reader.stderr (the reader exited $(cat "$1/reader.status" 2>/dev/null || echo '?')): $(tail -n 3 "$1/reader.stderr" 2>/dev/null)" >&2
+		return 1
+	fi
+	jq -r "$2" <<<"$summary"
+}
+
 # regress_shown_check OUT WORKLOAD CONTEXT CHECK: antinomie-e2e CHECK
 # (diff-check or cause-check) of the comparison that scripts/regress.sh's
 # report in OUT shows for WORKLOAD as CONTEXT (the first run's, or the

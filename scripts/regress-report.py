@@ -21,7 +21,6 @@
 import argparse
 import difflib
 import json
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -29,7 +28,6 @@ from xml.sax.saxutils import escape, quoteattr
 
 # How many decoded differing calls the summary shows per run.
 FIRST_DIFFERENCES = 5
-HEADLINE_LOSS = re.compile(r" consumed \+ (\d+) lost")
 # reader diff's kinds that say only that the two runs' calls had different
 # arguments (see compare_run).
 INPUT_ONLY_KINDS = {"input"}
@@ -53,18 +51,27 @@ def side_problem(d: Path) -> str | None:
     if not stderr.startswith(f"context: {d.name} "):
         last = stderr.strip().splitlines()[-1:] or ["no reason given"]
         return "the context was not set up: " + last[0]
-    reader_status = (d / "reader.status").read_text().strip()
-    if reader_status != "0":
-        return f"the capture's reader exited with {reader_status}"
-    headline = next(
-        (l for l in (d / "reader.stderr").read_text().splitlines() if l.startswith("summary:")), ""
-    )
-    m = HEADLINE_LOSS.search(headline)
-    if not m:
-        return "no loss count in the capture's summary: " + (headline or "no summary")
-    if m.group(1) != "0":
-        return f"the capture lost {m.group(1)} records: " + headline
+    summary = capture_summary(d)
+    if summary is None:
+        reader_status = (d / "reader.status").read_text().strip()
+        return f"the capture failed: the reader exited {reader_status} with no summary"
+    records = summary["records"]
+    if not records["lost_exact"]:
+        return f"the capture lost at least {records['lost']} records (final counters unknown)"
+    if records["lost"] != 0:
+        return f"the capture lost {records['lost']} of {records['produced']} records"
+    if not summary["capture_whole"]:
+        return "the capture found corrupt records"
     return None
+
+
+def capture_summary(d: Path) -> dict | None:
+    """The JSON summary of the guest's `reader -- COMMAND` (the last line
+    of reader.stderr that is a JSON object; keys: reader/README.md)."""
+    objects = [
+        l for l in (d / "reader.stderr").read_text(errors="replace").splitlines() if l.startswith("{")
+    ]
+    return json.loads(objects[-1]) if objects else None
 
 
 def verdicts(d: Path) -> list[str]:

@@ -2,14 +2,16 @@
 # Run any program in the QEMU guest under capture and bring everything back
 # to the host: boots the patched kernel with PROGRAM (static or dynamic: its
 # shared libraries and loader are copied in) and every --add DIR in the
-# image, starts `reader --enable --follow --lossless --cgroup CG -w TRACE`
-# before the program, runs it in the cgroup CG (so that only its calls are
-# captured, and only they wait), stops the reader, and writes to --out DIR:
+# image, runs it as `reader --lossless --cgroup CG -w TRACE -- PROGRAM`
+# (in the cgroup CG, so that only its calls are captured, and only they
+# wait) and writes to --out DIR:
 #
 #   trace.antinomie   the raw trace (decode again with `reader show`)
 #   reader.txt        what the live reader printed (text, or as --reader-args say)
 #   reader.jsonl      the whole trace as JSON Lines, decoded on the host
-#   reader.stderr     the reader's summary (calls, per-CPU produced/consumed/lost)
+#   reader.stderr     the reader's summary as JSON (calls, per-CPU
+#                     produced/consumed/lost, how the program ended)
+#   reader.status     the reader's exit status
 #   stdout, stderr    the program's
 #   status            the program's exit status
 #   control.stdout, control.stderr, control.status
@@ -26,7 +28,7 @@
 # usage: scripts/run-in-guest.sh [options] -- PROGRAM [ARGS...]
 #   --variant NAME       kernel variant to boot (default: normal)
 #   --kernel BZIMAGE     boot this kernel instead
-#   --reader-args 'ARGS' extra arguments of the guest's `reader --follow`
+#   --reader-args 'ARGS' extra arguments of the guest's `reader --`
 #                        (e.g. '--filter "ret < 0"' or '--format json')
 #   --add DIR            copy DIR over the image root (repeat for more)
 #   --out DIR            where the results go (default: ./antinomie-run)
@@ -152,24 +154,24 @@ info "$(du -sk "$out/trace.antinomie" | cut -f1) KiB of trace"
 
 stage "decoding the trace on the host (reader show --format json)"
 reader=${CARGO_TARGET_DIR:-$ANTINOMIE_ROOT/target}/x86_64-unknown-linux-gnu/release/reader
-"$reader" show "$out/trace.antinomie" --format json --no-summary >"$out/reader.jsonl" ||
-	die "reader show failed on the trace"
+"$reader" show "$out/trace.antinomie" --format json >"$out/reader.jsonl" 2>"$work/show.summary" ||
+	die "reader show failed on the trace: $(tail -n 3 "$work/show.summary")"
 info "$(wc -l <"$out/reader.jsonl") calls in $out/reader.jsonl"
 
 status=$(cat "$out/status")
-stage "results in $out; the program exited with status $status; capture summary ($capture_mode):"
-sed 's/^/    /' "$out/reader.stderr"
-# The loss, from the summary's first line: "P records produced = C
-# consumed + L lost", counted from the kernel's final counters whether a
-# LOST record reported it or not; "at least L records lost" when the
-# final counters are unknown, which counts as a loss.
-headline=$(grep -m1 '^summary:' "$out/reader.stderr" || true)
-lost=$(printf '%s\n' "$headline" | sed -n -e 's/.* consumed + \([0-9][0-9]*\) lost.*/\1/p' \
-	-e 's/.*at least [0-9][0-9]* records lost.*/?/p')
-[ -n "$lost" ] || die "no loss count in the reader's summary line ($out/reader.stderr): ${headline:-no summary}"
+stage "results in $out; the program exited with status $status; capture summary ($capture_mode, from the trace):"
+sed 's/^/    /' "$work/show.summary"
+# Whether the capture is whole, from the live reader's JSON summary: the
+# records lost by the kernel's final counters (a LOST record reported
+# them or not), corrupt records, a capture that failed.
+lost=$(capture_json "$out" 'if .records.lost_exact then .records.lost else "?" end') ||
+	die "the capture failed: no summary (the program exited with status $status)"
+whole=$(capture_json "$out" .capture_whole)
 if [ "$lost" != 0 ] && [ $allow_loss -eq 0 ]; then
-	die "the capture lost $lost records (or could not count them): the trace is not whole (--allow-loss accepts that; the program exited with status $status)"
+	die "the capture lost $lost records (? if the kernel's final counters are unknown): the trace is not whole (--allow-loss accepts that; the program exited with status $status)"
 fi
+[ "$lost" != 0 ] || [ "$whole" = true ] ||
+	die "the capture is not whole although it lost nothing: corrupt records (see $out/reader.stderr; the program exited with status $status)"
 [ $control -eq 1 ] || exit "$status"
 
 # verdicts DIR PREFIX: a run's verdicts, one a line: its exit status, then

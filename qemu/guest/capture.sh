@@ -10,66 +10,37 @@ capture_prog=${capture_prog:-capture}
 # fills the rings or waits in lossless mode. Made by capture_cgroup.
 capture_cgroup=/sys/fs/cgroup/antinomie-workload
 
-# capture_cgroup: mount the cgroup v2 hierarchy if need be and make
-# $capture_cgroup; returns 1, with the reason on stdout, if it cannot.
+# capture_cgroup: make $capture_cgroup; returns 1, with the reason on
+# stdout, if it cannot.
 capture_cgroup() {
 	[ -e /sys/fs/cgroup/cgroup.procs ] ||
-		mount -t cgroup2 none /sys/fs/cgroup ||
-		{ echo "$capture_prog: cannot mount cgroup2 on /sys/fs/cgroup (CONFIG_CGROUPS=y?)"; return 1; }
+		{ echo "$capture_prog: no cgroup2 on /sys/fs/cgroup (a kernel without CONFIG_CGROUPS?)"; return 1; }
 	mkdir -p "$capture_cgroup" ||
 		{ echo "$capture_prog: cannot make $capture_cgroup"; return 1; }
-}
-
-# capture_start DIR [READER_ARGS...]: start `reader --enable --follow
-# --cgroup $capture_cgroup -w DIR/trace.antinomie READER_ARGS` (its output
-# to DIR/reader.txt, its summary to DIR/reader.stderr) and wait until it
-# has mapped the rings, so that no call of the program runs before the
-# capture does. Sets capture_pid and capture_dir; returns 1, with the
-# reason on stdout, if the reader did not start within 20 s.
-capture_start() {
-	capture_dir=$1
-	shift
-	capture_cgroup || return 1
-	reader --enable --follow --cgroup "$capture_cgroup" -w "$capture_dir/trace.antinomie" "$@" \
-		>"$capture_dir/reader.txt" 2>"$capture_dir/reader.stderr" &
-	capture_pid=$!
-	capture_wait=0
-	until grep -q /dev/antinomie /proc/$capture_pid/maps 2>/dev/null; do
-		capture_wait=$((capture_wait + 1))
-		if [ $capture_wait -ge 400 ] || ! kill -0 $capture_pid 2>/dev/null; then
-			echo "$capture_prog: reader --follow did not start: $(cat "$capture_dir/reader.stderr")"
-			return 1
-		fi
-		sleep 0.05
-	done
-}
-
-# capture_stop: stop the reader of capture_start (SIGINT: it drains the
-# rings, writes its summary and exits); its status goes to
-# $capture_dir/reader.status and is capture_stop's.
-capture_stop() {
-	kill -INT $capture_pid
-	wait $capture_pid
-	capture_rc=$?
-	echo "$capture_rc" >"$capture_dir/reader.status"
-	[ $capture_rc -eq 0 ] ||
-		echo "$capture_prog: reader --follow exited with $capture_rc: $(tail -n 3 "$capture_dir/reader.stderr")"
-	return $capture_rc
 }
 
 # launch CONTEXT CWD PREFIX COMMAND...: run COMMAND in the cgroup
 # $capture_cgroup, in the directory CWD (created), stdin /dev/null, its
 # stdout, stderr and exit status into PREFIXstdout, PREFIXstderr and
-# PREFIXstatus (PREFIX "DIR/" or "DIR/control."), and its status in
-# launch_status (125 if the cgroup cannot be had). With a CONTEXT (root,
-# perfmon, user-p4, user-p3, user-p2, user-p1, user-p0, user-m1, userns)
-# it runs through `antinomie-context --other-user-task CONTEXT --`, which
-# sets the context up, checks it, writes its `context: ` line first on
-# stderr and exits 125 when the context is not what it claims; CWD is
-# then made writable by every uid, as the context's unprivileged uid
-# writes there (perf record's perf.data). An empty CONTEXT runs COMMAND as
-# the caller, root. A control run (capture off) runs in the same cgroup as
-# the captured one, so that the two differ in the capture only.
+# PREFIXstatus (PREFIX an absolute "DIR/" or "DIR/control."), and its
+# status in launch_status (125 if the cgroup cannot be had). With a
+# CONTEXT (root, perfmon, user-p4, user-p3, user-p2, user-p1, user-p0,
+# user-m1, userns) it runs through `antinomie-context --other-user-task
+# CONTEXT --`, which sets the context up, checks it, writes its
+# `context: ` line first on stderr and exits 125 when the context is not
+# what it claims; CWD is then made writable by every uid, as the
+# context's unprivileged uid writes there (perf record's perf.data). An
+# empty CONTEXT runs COMMAND as the caller, root.
+#
+# With capture_dir set, COMMAND runs under `reader -- COMMAND` (capture
+# on, limited to $capture_cgroup, which the reader puts COMMAND in): the
+# raw trace to capture_dir/trace.antinomie, what the reader prints to
+# capture_dir/reader.txt, its JSON summary (how COMMAND ended, what was
+# lost; the host reads it) to capture_dir/reader.stderr, its exit status
+# to capture_dir/reader.status and capture_status; capture_reader_args
+# are its extra arguments, as shell words (`--lossless`, `--filter "ret <
+# 0"`). Without it (a control run, capture off) COMMAND runs in the same
+# cgroup, so that the two runs differ in the capture only.
 launch() {
 	launch_context=$1 launch_cwd=$2 launch_prefix=$3
 	shift 3
@@ -78,14 +49,39 @@ launch() {
 		chmod 1777 "$launch_cwd"
 		set -- antinomie-context --other-user-task "$launch_context" -- "$@"
 	fi
-	if capture_cgroup >"${launch_prefix}stderr"; then
-		(echo 0 >"$capture_cgroup/cgroup.procs" && cd "$launch_cwd" && exec "$@") \
-			</dev/null >"${launch_prefix}stdout" 2>"${launch_prefix}stderr"
-		launch_status=$?
-	else
+	if ! capture_cgroup >"${launch_prefix}stderr"; then
 		launch_status=125
+		echo "$launch_status" >"${launch_prefix}status"
+		return
 	fi
-	echo "$launch_status" >"${launch_prefix}status"
+	# COMMAND's output and status are written by a shell around it, so that
+	# under capture they stay apart from the reader's.
+	# shellcheck disable=SC2016
+	set -- /bin/sh -c 'p=$1; shift; "$@" >"${p}stdout" 2>"${p}stderr"; s=$?; echo $s >"${p}status"; exit $s' \
+		launch "$launch_prefix" "$@"
+	if [ -n "${capture_dir:-}" ]; then
+		eval "set -- reader --cgroup \"\$capture_cgroup\" -w \"\$capture_dir/trace.antinomie\" \
+			--summary json ${capture_reader_args:-} -- \"\$@\""
+		(cd "$launch_cwd" && exec "$@") </dev/null >"$capture_dir/reader.txt" 2>"$capture_dir/reader.stderr"
+		capture_status=$?
+		echo "$capture_status" >"$capture_dir/reader.status"
+		[ $capture_status -ne 2 ] ||
+			echo "$capture_prog: the reader failed: $(tail -n 3 "$capture_dir/reader.stderr")"
+	else
+		(echo 0 >"$capture_cgroup/cgroup.procs" && cd "$launch_cwd" && exec "$@") </dev/null
+	fi
+	launch_status=$(cat "${launch_prefix}status" 2>/dev/null) || launch_status=125
+}
+
+# capture_said: what the reader's JSON summary in capture_dir/reader.stderr
+# says of the capture, for the console: whole, or not (the host decides
+# from the summary itself).
+capture_said() {
+	if grep -q '"capture_whole":true' "$capture_dir/reader.stderr"; then
+		echo "capture whole"
+	else
+		echo "capture NOT whole (reader exited $capture_status: $(tail -n 1 "$capture_dir/reader.stderr"))"
+	fi
 }
 
 # hand_back DIR: SHA256SUMS of every file under DIR (paths relative to

@@ -14,12 +14,14 @@
 #      run-in-guest.sh exits 125), and `reader diff` of the two runs finds
 #      them equal (exit 0);
 #   5. the same calls forced to lose records (--lossy, 4 KiB rings):
-#      run-in-guest.sh exits 125, the summary's first line counts the loss
-#      (live and in `reader show`), `reader diff` against a run of 4 exits 3
+#      run-in-guest.sh exits 125, the JSON summaries count the loss (the
+#      live reader's and `reader show`'s), `reader diff` against a run of 4 exits 3
 #      (inconclusive) and compares them with --allow-loss.
 # Needs the normal kernel, the guest binaries and the selftests (the test
 # command makes them).
 . "$(dirname "$0")/../lib.sh"
+# shellcheck source=../guest-lib.sh
+. "$(dirname "$0")/../guest-lib.sh"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -73,42 +75,39 @@ for threads in 1 4; do
 		"$rig" --out "$out" --timeout 900 -- \
 			"$(dirname "$reader")/antinomie-workload" random --seed 20261203 --calls 3000 --threads $threads || rc=$?
 		[ $rc -eq 0 ] || die "[4] the fast caller with $threads thread(s), run $run, exited $rc (125: records lost, or the run failed)"
-		grep -q '^lossless mode: on;' "$out/reader.stderr" ||
-			die "[4] the reader's summary does not show lossless mode on"
-		# "summary: … P records produced = C consumed + 0 lost …", from the
-		# kernel's final counters.
-		grep -m1 '^summary:' "$out/reader.stderr" | grep -qE ' consumed \+ 0 lost' ||
-			die "[4] run $run with $threads thread(s) lost records: $(grep -m1 '^summary:' "$out/reader.stderr")"
-		info "$(grep -m1 '^summary:' "$out/reader.stderr")"
-		info "$(grep '^lossless mode' "$out/reader.stderr")"
+		[ "$(capture_json "$out" .lossless.on)" = true ] ||
+			die "[4] the reader's summary does not show lossless mode on: $(capture_json "$out" .lossless)"
+		# The records lost by the kernel's final counters.
+		[ "$(capture_json "$out" '[.records.lost_exact, .records.lost] | @tsv')" = "$(printf 'true\t0')" ] ||
+			die "[4] run $run with $threads thread(s) lost records: $(capture_json "$out" .records)"
+		info "$(capture_json "$out" '"\(.calls) calls; \(.records.produced) records produced = \(.records.consumed) consumed + \(.records.lost) lost; \(.lossless.waits) waited for room"')"
 	done
 	stage "[4] reader diff of the two runs with $threads thread(s): equal"
 	rc=0
 	"$reader" diff "$tmp/fast${threads}a/trace.antinomie" "$tmp/fast${threads}b/trace.antinomie" >"$tmp/fast$threads.diff" 2>&1 || rc=$?
-	[ $rc -eq 0 ] || die "[4] reader diff of two runs of the same calls with $threads thread(s) exited $rc, not 0: $(grep -m1 '^summary:' "$tmp/fast$threads.diff" || head -n 3 "$tmp/fast$threads.diff")"
-	info "$(grep -m1 '^summary:' "$tmp/fast$threads.diff")"
+	[ $rc -eq 0 ] || die "[4] reader diff of two runs of the same calls with $threads thread(s) exited $rc, not 0: $(head -n 3 "$tmp/fast$threads.diff")"
+	info "$(tail -n 1 "$tmp/fast$threads.diff")"
 done
-stage "[5] the same calls with loss forced (--lossy, 4 KiB rings): exit 125, loss in every headline"
+stage "[5] the same calls with loss forced (--lossy, 4 KiB rings): exit 125, loss in every summary"
 rc=0
 "$rig" --out "$tmp/lossy" --timeout 900 --lossy --append antinomie.ring_size=4K -- \
 	"$(dirname "$reader")/antinomie-workload" random --seed 20261203 --calls 3000 --threads 1 || rc=$?
 [ $rc -eq 125 ] || die "[5] a lossy capture made run-in-guest.sh exit $rc, not 125"
-# "summary: … P records produced = C consumed + L lost …" with L > 0.
-lossy_headline() {
-	grep -m1 '^summary:' | grep -qE ' consumed \+ [1-9][0-9]* lost'
-}
-lossy_headline <"$tmp/lossy/reader.stderr" ||
-	die "[5] the live summary's first line does not count the loss: $(grep -m1 '^summary:' "$tmp/lossy/reader.stderr")"
-"$reader" show "$tmp/lossy/trace.antinomie" 2>&1 >/dev/null | lossy_headline ||
-	die "[5] reader show's summary does not count the loss"
-info "$(grep -m1 '^summary:' "$tmp/lossy/reader.stderr")"
+lost=$(capture_json "$tmp/lossy" .records.lost)
+{ [ "$lost" -gt 0 ] && [ "$(capture_json "$tmp/lossy" .capture_whole)" = false ]; } ||
+	die "[5] the live summary does not count the loss: $(capture_json "$tmp/lossy" .records)"
+"$reader" show --summary json "$tmp/lossy/trace.antinomie" 2>"$tmp/lossy.show" >/dev/null || true
+[ "$(grep '^{' "$tmp/lossy.show" | jq .records.lost)" = "$lost" ] ||
+	die "[5] reader show's summary does not count the live run's $lost lost records: $(cat "$tmp/lossy.show")"
+info "the lossy run lost $lost records; the live reader and reader show say so"
 rc=0
 "$reader" diff "$tmp/fast1a/trace.antinomie" "$tmp/lossy/trace.antinomie" >"$tmp/diff.txt" 2>&1 || rc=$?
 { [ $rc -eq 3 ] && grep -q 'inconclusive' "$tmp/diff.txt"; } ||
 	die "[5] reader diff of a lossy run exited $rc, not 3 (inconclusive): $(head -n 3 "$tmp/diff.txt")"
 rc=0
-"$reader" diff --allow-loss "$tmp/fast1a/trace.antinomie" "$tmp/lossy/trace.antinomie" >"$tmp/diff.txt" 2>&1 || rc=$?
-{ [ $rc -le 1 ] && grep -q '^summary: [0-9]* calls differ' "$tmp/diff.txt"; } ||
-	die "[5] reader diff --allow-loss of a lossy run did not compare (exit $rc): $(head -n 3 "$tmp/diff.txt")"
-info "reader diff: exit 3 without --allow-loss; with it: $(grep -m1 '^summary:' "$tmp/diff.txt")"
+"$reader" diff --allow-loss --format json "$tmp/fast1a/trace.antinomie" "$tmp/lossy/trace.antinomie" >"$tmp/diff.jsonl" 2>"$tmp/diff.err" || rc=$?
+differing=$(jq -r 'select(.event == "summary") | .calls.differing | numbers' "$tmp/diff.jsonl" 2>/dev/null || true)
+{ [ $rc -le 1 ] && [ -n "$differing" ]; } ||
+	die "[5] reader diff --allow-loss of a lossy run did not compare (exit $rc): $(head -n 3 "$tmp/diff.err")"
+info "reader diff: exit 3 without --allow-loss; with it, $differing calls differ"
 stage "run-in-guest passed"
