@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job: install what is needed, build the patched kernel and the
 # guest image, and boot the guest under QEMU showing the capture at work:
-# `reader --follow` decoding a workload's calls live (qemu/scenarios/demo).
+# `reader -- COMMAND` decoding a workload's calls live (qemu/scenarios/demo).
 #
 # usage: scripts/demo.sh
 . "$(dirname "$0")/lib.sh"
