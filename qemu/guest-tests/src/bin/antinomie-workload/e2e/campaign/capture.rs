@@ -1,12 +1,15 @@
 //! The capture side of a pass `on`: the device's counters, `reader --follow
-//! --enable --lossless` and its summary, and the per-epoch accounting check.
+//! --enable --lossless` and its JSON summary, and the per-epoch accounting
+//! check.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use antinomie_abi as abi;
 use antinomie_guest_tests::device::Device;
+use serde::Deserialize;
 
 /// Per possible CPU: (cpu, produced, lost by reason), what the accounting
 /// compares.
@@ -18,9 +21,10 @@ pub(super) fn counters(dev: &Device) -> Result<Vec<(u32, u64, [u64; abi::LOST_NR
         .collect())
 }
 
-/// `reader --follow --enable --lossless [-w TRACE] [--cgroup DIR]`, its
-/// summary on stderr in a file. Lossless: a call whose records would not
-/// fit waits for the reader, so an epoch loses no record.
+/// `reader --follow --enable --lossless --summary json [-w TRACE]
+/// [--cgroup DIR]`, its summary on stderr in a file. Lossless: a call
+/// whose records would not fit waits for the reader, so an epoch loses no
+/// record.
 pub(super) struct Reader {
     child: Child,
     err_path: PathBuf,
@@ -28,9 +32,12 @@ pub(super) struct Reader {
 
 impl Reader {
     /// Starts it, with `-w trace` and `--cgroup cgroup` if given, and waits
-    /// until capture is on.
+    /// until the device says capture and lossless mode are on: the reader
+    /// switches them on after its scope and before it maps the rings, and
+    /// what is written from then on waits in the rings for it.
     pub(super) fn start(
         bin: &Path,
+        device: &Path,
         err_path: &Path,
         trace: Option<&Path>,
         cgroup: Option<&Path>,
@@ -38,7 +45,7 @@ impl Reader {
         let err =
             std::fs::File::create(err_path).map_err(|e| format!("{}: {e}", err_path.display()))?;
         let mut child = Command::new(bin)
-            .args(["--follow", "--enable", "--lossless"])
+            .args(["--follow", "--enable", "--lossless", "--summary", "json"])
             .args(
                 trace
                     .iter()
@@ -53,20 +60,20 @@ impl Reader {
             .stderr(err)
             .spawn()
             .map_err(|e| format!("{}: {e}", bin.display()))?;
-        let maps = format!("/proc/{}/maps", child.id());
+        let dev = Device::open(device)?;
+        let on = abi::INFO_F_ENABLED | abi::INFO_F_LOSSLESS;
         let t0 = Instant::now();
-        // Capture is on once the reader maps the rings (it enables first).
-        while !std::fs::read_to_string(&maps).is_ok_and(|m| m.contains("/dev/antinomie")) {
+        while dev.info()?.flags & on != on {
             if let Ok(Some(status)) = child.try_wait() {
                 return Err(format!(
-                    "reader --follow exited with {status} before mapping the rings: {}",
+                    "reader --follow exited with {status} before switching capture on: {}",
                     std::fs::read_to_string(err_path).unwrap_or_default().trim()
                 ));
             }
             if t0.elapsed() > Duration::from_secs(60) {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err("reader --follow did not map the rings within 60 s".into());
+                return Err("reader --follow did not switch capture on within 60 s".into());
             }
             std::thread::sleep(Duration::from_millis(20));
         }
@@ -76,7 +83,7 @@ impl Reader {
         })
     }
 
-    /// SIGINT, wait, and the rows of the summary it printed.
+    /// SIGINT, wait, and the per-CPU rows of the JSON summary it printed.
     pub(super) fn stop(mut self) -> Result<Vec<SummaryRow>, String> {
         let pid = i32::try_from(self.child.id()).expect("a pid");
         // SAFETY: the reader is this process's child, not yet waited for.
@@ -92,49 +99,37 @@ impl Reader {
                 text.trim()
             ));
         }
-        let rows: Vec<SummaryRow> = text.lines().filter_map(SummaryRow::parse).collect();
-        if rows.is_empty() {
-            return Err(format!(
-                "no per-CPU rows in the reader's summary: {}",
-                text.trim()
-            ));
-        }
-        Ok(rows)
+        let summary = text
+            .lines()
+            .rfind(|l| l.starts_with('{'))
+            .ok_or_else(|| format!("no JSON summary from the reader: {}", text.trim()))?;
+        let summary: JsonSummary = serde_json::from_str(summary)
+            .map_err(|e| format!("the reader's JSON summary: {e}: {summary}"))?;
+        Ok(summary.cpus)
     }
 }
 
-/// One CPU row of the reader's summary table: the kernel's counters as
-/// the reader read them from the ring's header last, and what it consumed.
-#[derive(Debug)]
+/// The part of the reader's `--summary json` object an epoch checks
+/// (reader/README.md has every key).
+#[derive(Debug, Deserialize)]
+struct JsonSummary {
+    cpus: Vec<SummaryRow>,
+}
+
+/// One CPU of the reader's summary: the kernel's counters as the reader
+/// read them from the ring's header last, and what it consumed.
+#[derive(Debug, Deserialize)]
 pub(super) struct SummaryRow {
     cpu: u32,
-    produced: u64,
+    /// `null` when the reader did not get the ring's final counters.
+    produced: Option<u64>,
     consumed: u64,
-    ring_full: u64,
-    bad_consumer: u64,
+    /// Lost records by reason (`ring_full`, `bad_consumer`, ...), `null`
+    /// without final counters.
+    lost: Option<BTreeMap<String, u64>>,
     skipped: u64,
     check: String,
 }
-
-impl SummaryRow {
-    /// `cpu produced consumed ring_full (reported) bad_cons (reported) skipped check...`
-    fn parse(line: &str) -> Option<Self> {
-        let w: Vec<&str> = line.split_whitespace().collect();
-        if w.len() < 9 {
-            return None;
-        }
-        Some(SummaryRow {
-            cpu: w[0].parse().ok()?,
-            produced: w[1].parse().ok()?,
-            consumed: w[2].parse().ok()?,
-            ring_full: w[3].parse().ok()?,
-            bad_consumer: w[5].parse().ok()?,
-            skipped: w[7].parse().ok()?,
-            check: w[8..].join(" "),
-        })
-    }
-}
-
 /// The running totals of a pass.
 #[derive(Debug, Default)]
 pub(super) struct Tally {
@@ -182,42 +177,46 @@ pub(super) fn check_epoch(
         let mut why = Vec::new();
         match rows.iter().find(|r| r.cpu == cpu) {
             None => why.push("no row in the reader's summary".to_owned()),
-            Some(r) => {
-                let lost = r.ring_full + r.bad_consumer;
-                tally.records_produced += r.produced;
+            Some(SummaryRow { produced: None, .. } | SummaryRow { lost: None, .. }) => {
+                why.push("the reader has no final counters of the ring".to_owned());
+            }
+            Some(
+                r @ SummaryRow {
+                    produced: Some(produced),
+                    lost: Some(lost_by_reason),
+                    ..
+                },
+            ) => {
+                let produced = *produced;
+                let lost: u64 = lost_by_reason.values().sum();
+                tally.records_produced += produced;
                 tally.records_lost += lost;
                 let after_lost_all: u64 = after_lost.iter().sum();
-                if !freed && (after_produced != r.produced || after_lost_all != lost) {
+                if !freed && (after_produced != produced || after_lost_all != lost) {
                     why.push(format!(
-                        "the rings outlived the reader, and GET_COUNTERS says produced {after_produced}, lost {after_lost_all} where the reader saw {}, {lost}",
-                        r.produced
+                        "the rings outlived the reader, and GET_COUNTERS says produced {after_produced}, lost {after_lost_all} where the reader saw {produced}, {lost}"
                     ));
                 }
-                if r.consumed != r.produced {
+                if r.consumed != produced {
                     why.push(format!(
-                        "the reader consumed {} of {} records produced",
-                        r.consumed, r.produced
+                        "the reader consumed {} of {produced} records produced",
+                        r.consumed
                     ));
                 }
-                if r.skipped != 0 || !r.check.starts_with("ok") {
+                if r.skipped != 0 || r.check != "ok" {
                     why.push(format!(
                         "the reader's check says {}, {} records skipped",
                         r.check, r.skipped
                     ));
                 }
-                if r.produced + lost != 2 * calls {
+                if produced + lost != 2 * calls {
                     why.push(format!(
-                        "produced {} + lost {lost} != 2 records x {calls} calls made on it",
-                        r.produced
+                        "produced {produced} + lost {lost} != 2 records x {calls} calls made on it"
                     ));
                 }
                 if lost != 0 {
-                    why.push(format!("{lost} records lost in lossless mode"));
-                }
-                if r.bad_consumer != 0 {
                     why.push(format!(
-                        "{} records lost to a bad consumer position",
-                        r.bad_consumer
+                        "{lost} records lost in lossless mode: {lost_by_reason:?}"
                     ));
                 }
             }
