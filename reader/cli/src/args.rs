@@ -64,6 +64,20 @@ impl From<JsonSchemaArg> for JsonSchema {
     }
 }
 
+/// What `--generate` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum GenerateArg {
+    /// bash's completion script.
+    #[value(name = "complete-bash")]
+    Bash,
+    /// zsh's completion script.
+    #[value(name = "complete-zsh")]
+    Zsh,
+    /// fish's completion script.
+    #[value(name = "complete-fish")]
+    Fish,
+}
+
 // The groups of `--help`, so that the long option list can be scanned;
 // the options without one (-v, -h, -V and a subcommand's own) are clap's
 // "Options".
@@ -107,6 +121,12 @@ pub(crate) struct Cli {
     pub(crate) common: CommonArgs,
     #[command(flatten)]
     pub(crate) live: LiveArgs,
+    /// Print a shell's completion script, made from this command line's
+    /// definition, and exit.
+    // Hidden: it is for packagers and installers (reader/README.md), not a
+    // way to read captured calls.
+    #[arg(long, value_enum, value_name = "KIND", hide = true, exclusive = true)]
+    pub(crate) generate: Option<GenerateArg>,
 }
 
 // Command-line flags: each is a switch of its own, not a state to model.
@@ -462,6 +482,14 @@ where
         }
     }
     let cli = Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut cmd))?;
+    // `exclusive` keeps the other options away from --generate, not a
+    // subcommand.
+    if let (Some(_), Some(sub)) = (cli.generate, matches.subcommand_name()) {
+        return Err(cmd.error(
+            clap::error::ErrorKind::ArgumentConflict,
+            format!("--generate prints a file and exits; it cannot be used with `{sub}`"),
+        ));
+    }
     if cli.common.counting().is_some() && cli.common.format == FormatArg::Json {
         return Err(cmd.error(
             clap::error::ErrorKind::ArgumentConflict,

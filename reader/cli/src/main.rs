@@ -9,6 +9,7 @@
 //! reader fields                               # the filter's fields
 //! reader diff [--match tid|order|auto] [--duration-ratio R] [--allow-loss] A B  # two runs, call by call
 //! reader describe perf_event_open             # the syscall's reference page
+//! reader --generate complete-bash|complete-zsh|complete-fish  # hidden: for installers
 //! ```
 //!
 //! The library `antinomie_reader` does the draining, pairing, decoding,
@@ -16,8 +17,9 @@
 //! the command line, `live` the live reader and `dump-rings`, `run`
 //! `reader -- COMMAND` (COMMAND's process and cgroup), `show`
 //! `reader show`, `diff` `reader diff` and its report, `process` the
-//! signals and thread priority. `reader describe` prints the reference
-//! page the library builds from its syscall table.
+//! signals and thread priority, `generate` `reader --generate`. `reader
+//! describe` prints the reference page the library builds from its
+//! syscall table.
 
 /// `eprintln!`, except that a stderr that cannot be written (a full disk,
 /// a closed pipe) is ignored instead of panicking: there is nowhere left
@@ -32,6 +34,7 @@ macro_rules! report {
 mod args;
 mod diff;
 mod exit;
+mod generate;
 mod live;
 mod process;
 mod run;
@@ -127,6 +130,10 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli, filter: Option<Filter>) -> Result<ExitCode> {
+    if let Some(kind) = cli.generate {
+        print_stdout(&generate::generated(kind)?)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let common = cli.common;
     let mut truncated = false;
     let summary = match cli.command {

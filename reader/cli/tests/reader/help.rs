@@ -19,7 +19,7 @@ const EXIT_STATUS: &str = "Exit status:";
 
 /// `reader ARGS... --help`'s stdout, which must succeed, without the
 /// spaces clap leaves at the end of the blank line before a default.
-fn help(args: &[&str]) -> String {
+pub(crate) fn help(args: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_reader"))
         .args(args)
         .arg("--help")

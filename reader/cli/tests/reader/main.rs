@@ -16,6 +16,8 @@
 //!   `--allow-loss`.
 //! * `help`: every command's `--help` is docs/reader-cli.md, and ends
 //!   with the exit-status table of reader/README.md.
+//! * `generate`: `reader --generate`'s completion scripts name what
+//!   `--help` lists.
 //! * `run`: `reader -- COMMAND`'s command line, and its failures before
 //!   COMMAND runs (no device, no cgroup2, a cgroup it cannot use).
 //!
@@ -28,6 +30,7 @@ use antinomie_reader_testkit as support;
 
 mod diff;
 mod filter;
+mod generate;
 mod habits;
 mod help;
 mod loss;

@@ -1,0 +1,162 @@
+//! `reader --generate KIND`, hidden from `--help`: the shell completion
+//! scripts are made from the clap definition `--help` prints, and name
+//! every subcommand and long option it lists.
+
+use std::collections::HashSet;
+use std::io::Write as _;
+use std::process::{Command, Stdio};
+
+use crate::help::help;
+
+/// `reader ARGS...`, which must exit 2 (bad usage), with its stderr.
+fn refused(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_reader"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{args:?}");
+    String::from_utf8(out.stderr).unwrap()
+}
+
+/// `reader --generate KIND`'s stdout, which must succeed.
+fn generate(kind: &str) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_reader"))
+        .args(["--generate", kind])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "--generate {kind}: {}: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The subcommands `reader --help` lists, each with its description,
+/// clap's `help` aside (it is `--help` by another name).
+fn subcommands() -> Vec<(String, String)> {
+    help(&[])
+        .lines()
+        .skip_while(|l| *l != "Subcommands:")
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .filter_map(|l| {
+            let (name, about) = l.trim_start().split_once(' ')?;
+            Some((name.to_owned(), about.trim().to_owned()))
+        })
+        .filter(|(name, _)| name != "help")
+        .collect()
+}
+
+/// The long options `reader --help` and each subcommand's `--help` list
+/// (`--format`, without its value), each with its help text; a global
+/// option, which every command lists, once.
+fn long_options() -> Vec<(String, String)> {
+    let mut listed = Vec::new();
+    let commands = subcommands();
+    let args = std::iter::once(vec![]).chain(commands.iter().map(|(c, _)| vec![c.as_str()]));
+    for args in args {
+        let text = help(&args);
+        let mut lines = text.lines();
+        while let Some(line) = lines.next() {
+            // An option's first line (`  -o, --output <FILE>`,
+            // `      --tid <TID>`); its help is the next.
+            if !(line.starts_with("  -") || line.starts_with("      --")) {
+                continue;
+            }
+            let Some(long) = line.split_whitespace().find(|w| w.starts_with("--")) else {
+                continue;
+            };
+            let long = long.trim_end_matches(',').trim_end_matches("...");
+            let help = lines.next().unwrap_or_default().trim();
+            listed.push((long.to_owned(), help.to_owned()));
+        }
+    }
+    listed.sort();
+    listed.dedup();
+    assert!(listed.len() > 30, "too few options parsed: {listed:?}");
+    listed
+}
+
+/// The words of a script: runs of letters, digits, `-` and `_`.
+fn words(script: &str) -> HashSet<&str> {
+    script
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+        .collect()
+}
+
+/// Each kind is made, with the line its shell acts on.
+#[test]
+fn every_kind_is_generated() {
+    for (kind, line) in [
+        ("complete-bash", "complete -F _reader "),
+        ("complete-zsh", "#compdef reader"),
+        ("complete-fish", "complete -c reader "),
+    ] {
+        let text = generate(kind);
+        assert!(
+            text.lines().any(|l| l.trim_start().starts_with(line)),
+            "--generate {kind}: no `{line}` line:\n{text}"
+        );
+    }
+}
+
+/// `--generate` is not in `--help`, takes one of its kinds, and goes
+/// with no other option or subcommand.
+#[test]
+fn generate_is_hidden_and_alone() {
+    assert!(!help(&[]).contains("--generate"));
+    let e = refused(&["--generate", "roff"]);
+    assert!(e.contains("complete-bash"), "{e}");
+    refused(&["--generate", "complete-bash", "--follow"]);
+    refused(&["--follow", "--generate", "complete-bash"]);
+    refused(&["--generate", "complete-bash", "fields"]);
+    refused(&["fields", "--generate", "complete-bash"]);
+}
+
+/// Every completion script names every subcommand and long option
+/// `--help` lists (fish as `-l NAME`).
+#[test]
+fn completions_name_every_subcommand_and_long_option() {
+    let commands = subcommands();
+    let options = long_options();
+    for kind in ["complete-bash", "complete-zsh", "complete-fish"] {
+        let script = generate(kind);
+        let words = words(&script);
+        for (name, _) in &commands {
+            assert!(words.contains(name.as_str()), "{kind}: no `{name}`");
+        }
+        for (long, _) in &options {
+            let named = if kind == "complete-fish" {
+                script.contains(&format!(" -l {} ", &long[2..]))
+            } else {
+                words.contains(long.as_str())
+            };
+            assert!(named, "{kind}: no `{long}`");
+        }
+    }
+}
+
+/// bash parses its script.
+#[test]
+fn bash_accepts_its_completion_script() {
+    let script = generate("complete-bash");
+    let mut bash = Command::new("bash")
+        .arg("-n")
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    bash.stdin
+        .take()
+        .unwrap()
+        .write_all(script.as_bytes())
+        .unwrap();
+    let out = bash.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "bash -n: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
