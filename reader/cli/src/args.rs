@@ -67,6 +67,8 @@ impl From<JsonSchemaArg> for JsonSchema {
 /// What `--generate` prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum GenerateArg {
+    /// The man page, reader.1 (roff).
+    Man,
     /// bash's completion script.
     #[value(name = "complete-bash")]
     Bash,
@@ -121,8 +123,8 @@ pub(crate) struct Cli {
     pub(crate) common: CommonArgs,
     #[command(flatten)]
     pub(crate) live: LiveArgs,
-    /// Print a shell's completion script, made from this command line's
-    /// definition, and exit.
+    /// Print the man page or a shell's completion script, made from this
+    /// command line's definition, and exit.
     // Hidden: it is for packagers and installers (reader/README.md), not a
     // way to read captured calls.
     #[arg(long, value_enum, value_name = "KIND", hide = true, exclusive = true)]

@@ -1,7 +1,8 @@
 //! The `reader` command's exit statuses: one table for every command, so
 //! that a number means the same thing whatever the command. The table's
-//! text ([`TABLE`]) is the after-help of every `--help` and the "Exit
-//! status" section of reader/README.md; a test keeps the two equal.
+//! text ([`TABLE`]) is the after-help of every `--help`, the EXIT STATUS
+//! section of the man page (`reader --generate man`) and the "Exit
+//! status" section of reader/README.md, which a test keeps equal to it.
 //!
 //! As GNU `diff`, `cmp` and `grep` do, 1 is an answer (the runs differ),
 //! never a failure, and 2 is trouble (bad usage or an error), so that a

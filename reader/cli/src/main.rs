@@ -9,7 +9,7 @@
 //! reader fields                               # the filter's fields
 //! reader diff [--match tid|order|auto] [--duration-ratio R] [--allow-loss] A B  # two runs, call by call
 //! reader describe perf_event_open             # the syscall's reference page
-//! reader --generate complete-bash|complete-zsh|complete-fish  # hidden: for installers
+//! reader --generate man|complete-bash|complete-zsh|complete-fish  # hidden: for installers
 //! ```
 //!
 //! The library `antinomie_reader` does the draining, pairing, decoding,

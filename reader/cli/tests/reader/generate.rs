@@ -1,6 +1,7 @@
-//! `reader --generate KIND`, hidden from `--help`: the shell completion
-//! scripts are made from the clap definition `--help` prints, and name
-//! every subcommand and long option it lists.
+//! `reader --generate KIND`, hidden from `--help`: the man page and the
+//! shell completion scripts are made from the clap definition `--help`
+//! prints, and name every subcommand and long option it lists; the man
+//! page gives each option the help text `--help` does.
 
 use std::collections::HashSet;
 use std::io::Write as _;
@@ -86,10 +87,39 @@ fn words(script: &str) -> HashSet<&str> {
         .collect()
 }
 
-/// Each kind is made, with the line its shell acts on.
+/// What roff source says as text: escapes undone (those roff's writer
+/// makes: `\-`, `\\`, `\&`, `\*(Aq`) and font changes (`\fB`) dropped.
+fn roff_text(source: &str) -> String {
+    let mut text = String::new();
+    let mut chars = source.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            text.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('f') => {
+                chars.next();
+            }
+            Some('*') => {
+                let name: String = chars.by_ref().skip(1).take(2).collect();
+                assert_eq!(name, "Aq", "an unknown roff string in {source}");
+                text.push('\'');
+            }
+            Some('&') => {}
+            Some('e') => text.push('\\'),
+            Some(c) => text.push(c),
+            None => panic!("a lone backslash ends {source}"),
+        }
+    }
+    text
+}
+
+/// Each kind is made, with the line its reader acts on.
 #[test]
 fn every_kind_is_generated() {
     for (kind, line) in [
+        ("man", ".TH READER 1 "),
         ("complete-bash", "complete -F _reader "),
         ("complete-zsh", "#compdef reader"),
         ("complete-fish", "complete -c reader "),
@@ -107,12 +137,77 @@ fn every_kind_is_generated() {
 #[test]
 fn generate_is_hidden_and_alone() {
     assert!(!help(&[]).contains("--generate"));
+    assert!(!generate("man").contains(r"\-\-generate"));
     let e = refused(&["--generate", "roff"]);
     assert!(e.contains("complete-bash"), "{e}");
-    refused(&["--generate", "complete-bash", "--follow"]);
+    refused(&["--generate", "man", "--follow"]);
     refused(&["--follow", "--generate", "complete-bash"]);
-    refused(&["--generate", "complete-bash", "fields"]);
+    refused(&["--generate", "man", "fields"]);
     refused(&["fields", "--generate", "complete-bash"]);
+}
+
+/// The man page has a section for every subcommand `reader --help`
+/// lists, with its description, and gives every long option that
+/// `--help` lists the help text `--help` gives it (its first sentence, at
+/// least: a subcommand's `--filter` is not the live reader's).
+#[test]
+fn the_man_page_is_the_help() {
+    let page = generate("man");
+    let sections: Vec<String> = page
+        .lines()
+        .filter_map(|l| l.strip_prefix(".SS "))
+        .map(|name| roff_text(name.trim_matches('"')))
+        .collect();
+    let text = roff_text(&page);
+    for (name, about) in subcommands() {
+        assert!(
+            sections.contains(&format!("reader {name}")),
+            "reader.1: no `reader {name}` section in {sections:?}"
+        );
+        assert!(text.contains(&about), "reader.1: no `{about}`");
+    }
+
+    // An option's entry: `.TP`, a line of its names and value, a line of
+    // its help.
+    let entries: Vec<(String, String)> = page
+        .split("\n.TP\n")
+        .skip(1)
+        .map(|entry| {
+            let mut lines = entry.lines().map(roff_text);
+            (lines.next().unwrap(), lines.next().unwrap_or_default())
+        })
+        .collect();
+    for (long, help) in long_options() {
+        let sentence = help.split(". ").next().unwrap();
+        assert!(
+            entries.iter().any(|(names, text)| {
+                names.split([' ', ',']).any(|w| w == long) && text.starts_with(sentence)
+            }),
+            "reader.1: no `{long}` whose text starts `{sentence}`"
+        );
+    }
+}
+
+/// The man page's EXIT STATUS section is the table `--help` ends with.
+#[test]
+fn the_man_page_has_the_exit_statuses() {
+    let page = roff_text(&generate("man"));
+    let section = page
+        .split("\n.SH \"EXIT STATUS\"\n")
+        .nth(1)
+        .expect("reader.1 has no EXIT STATUS section");
+    let help = help(&[]);
+    let table = help
+        .split("Exit status:\n")
+        .nth(1)
+        .expect("--help has no exit-status table");
+    for row in table.lines() {
+        let row = row.strip_prefix("  ").unwrap_or(row);
+        assert!(
+            section.lines().any(|l| l == row),
+            "reader.1's EXIT STATUS has no line `{row}`"
+        );
+    }
 }
 
 /// Every completion script names every subcommand and long option

@@ -16,8 +16,9 @@
 //!   `--allow-loss`.
 //! * `help`: every command's `--help` is docs/reader-cli.md, and ends
 //!   with the exit-status table of reader/README.md.
-//! * `generate`: `reader --generate`'s completion scripts name what
-//!   `--help` lists.
+//! * `generate`: `reader --generate`'s man page and completion scripts
+//!   name what `--help` lists; the man page gives its help texts and its
+//!   exit-status table.
 //! * `run`: `reader -- COMMAND`'s command line, and its failures before
 //!   COMMAND runs (no device, no cgroup2, a cgroup it cannot use).
 //!
