@@ -87,7 +87,7 @@ const OUTPUT: &str = "Output";
 const FILTERING: &str = "Filtering";
 const SUMMARY: &str = "Summary and counts";
 const CAPTURE: &str = "Capture";
-const RUN: &str = "Run COMMAND";
+const RUN: &str = "Run COMMAND or attach";
 const FOLLOW: &str = "Follow mode";
 
 /// Prints the `perf_event_open(2)` calls captured by Antinomie.
@@ -112,7 +112,9 @@ const FOLLOW: &str = "Follow mode";
     name = "reader",
     version,
     subcommand_value_name = "SUBCOMMAND",
-    subcommand_help_heading = "Subcommands"
+    subcommand_help_heading = "Subcommands",
+    // What --lossy needs: tasks the reader runs or attaches to.
+    group = clap::ArgGroup::new("traced").args(["run", "attach"])
 )]
 pub(crate) struct Cli {
     #[command(subcommand)]
@@ -164,9 +166,9 @@ pub(crate) struct CommonArgs {
     )]
     pub(crate) relative: bool,
     /// Only the calls of process PID (repeat for more): shorthand for
-    /// `--filter 'pid in {PID}'`, and-ed with --filter.
+    /// `--filter 'pid in {PID}'`, and-ed with --filter. (`-p PID` attaches
+    /// to a process, as strace's.)
     #[arg(
-        short = 'p',
         long = "pid",
         value_name = "PID",
         global = true,
@@ -299,10 +301,20 @@ pub(crate) struct LiveArgs {
     /// without `CAP_SYS_ADMIN`; --lossless then makes that an error.
     #[arg(long, help_heading = CAPTURE)]
     pub(crate) lossless: bool,
-    /// With a COMMAND: do not switch lossless mode on (records that do not
-    /// fit are lost and counted, and COMMAND never waits).
-    #[arg(long, conflicts_with = "lossless", requires = "run", help_heading = RUN)]
+    /// With a COMMAND or -p: do not switch lossless mode on (records that
+    /// do not fit are lost and counted, and the traced tasks never wait).
+    #[arg(long, conflicts_with = "lossless", requires = "traced", help_heading = RUN)]
     pub(crate) lossy: bool,
+    /// Attach to the running process PID (repeat for more, all in one
+    /// cgroup), as `strace -p` does: capture the calls of its threads and
+    /// of the processes it starts from now on, until it exits (all of
+    /// them) or SIGINT, SIGTERM or SIGHUP detaches. It moves into a cgroup
+    /// made below its own while attached (its own cgroup's limits still
+    /// apply) and back at the end. Lossless mode as with a COMMAND.
+    #[arg(short = 'p', long = "attach", value_name = "PID",
+          value_parser = clap::value_parser!(u32).range(1..),
+          conflicts_with_all = ["run", "cgroup", "follow"], help_heading = RUN)]
+    pub(crate) attach: Vec<u32>,
     /// Capture only the calls of tasks in the cgroup v2 directory DIR and
     /// below it (a workload started there), while this reader runs; with
     /// `--lossless`, only they wait. Other tasks' calls are not captured:
@@ -549,11 +561,30 @@ mod tests {
     }
 
     #[test]
+    fn p_attaches_and_goes_alone() {
+        let cli = parse(&["-p", "7", "-p", "8", "-o", "x"]).unwrap();
+        assert_eq!(cli.live.attach, [7, 8]);
+        assert_eq!(cli.common.shorthand_filter(), None);
+        assert!(parse(&["--attach", "7", "--lossy"]).is_ok());
+        for args in [
+            &["-p", "7", "--", "true"][..],
+            &["-p", "7", "--cgroup", "/x"],
+            &["-p", "7", "--follow"],
+            &["-p", "0"],
+            &["show", "-p", "7", "x"],
+            // --lossy needs something to trace.
+            &["--lossy"],
+        ] {
+            assert_eq!(parse(args).unwrap_err().exit_code(), 2, "{args:?}");
+        }
+    }
+
+    #[test]
     fn failed_only_is_ret_below_zero_and_goes_with_the_ids() {
         let filter = |args: &[&str]| parse(args).unwrap().common.shorthand_filter();
         assert_eq!(filter(&["-Z"]).as_deref(), Some("ret < 0"));
         assert_eq!(
-            filter(&["show", "-z", "-p", "7", "x"]).as_deref(),
+            filter(&["show", "-z", "--pid", "7", "x"]).as_deref(),
             Some("ret >= 0 && pid in {7}")
         );
         assert_eq!(filter(&["-f"]), None);

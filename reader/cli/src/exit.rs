@@ -18,8 +18,9 @@ pub(crate) const DIFFER: u8 = 1;
 /// that cannot be written.
 pub(crate) const TROUBLE: u8 = 2;
 
-/// The answer is incomplete: corrupt records, a trace file cut short, or
-/// under `reader diff` a run that lost records (without `--allow-loss`).
+/// The answer is incomplete: corrupt records, a trace file cut short,
+/// records lost under `reader -p`, or under `reader diff` a run that lost
+/// records (without `--allow-loss`).
 pub(crate) const INCOMPLETE: u8 = 3;
 
 /// `reader -- COMMAND`: the reader failed, or the capture is not whole
@@ -35,7 +36,8 @@ Exit status:
   2    bad usage, a bad filter, or an error (no device, access denied, an
        unreadable input, an output that cannot be written)
   3    incomplete: corrupt records, a trace file cut short; reader diff: a
-       run lost records (not compared without --allow-loss)
+       run lost records (not compared without --allow-loss); reader -p:
+       records lost
 
   reader -- COMMAND, first match wins:
   2    bad usage or a bad filter (nothing ran)

@@ -126,7 +126,7 @@ pub(crate) fn live(
     }
     let follow = if args.follow {
         Some(Follow {
-            stop: process::stop_on_signals()?,
+            stop: process::stop_on_signals(process::STOP_FOLLOW)?,
             started: None,
             skip_unread: false,
         })

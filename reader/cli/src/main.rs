@@ -2,8 +2,9 @@
 //!
 //! ```text
 //! reader [--follow] [--format text|json] [--json-schema full|compact] [-o FILE] [-w TRACE] [--enable] [--device PATH] [--filter EXPR]
-//!        [-p PID] [--tid TID] [-Z|-z] [-c|-C] [-f] [-t|-tt|-ttt|-r] [--summary text|json|--no-summary]
+//!        [--pid PID] [--tid TID] [-Z|-z] [-c|-C] [-f] [-t|-tt|-ttt|-r] [--summary text|json|--no-summary]
 //! reader [live options] [--cgroup DIR] [--lossy] -- COMMAND [ARGS...]  # run COMMAND, capture it and what it starts
+//! reader [live options] [--lossy] -p PID...   # attach to running processes, as strace -p
 //! reader show [--format text|json] [--json-schema full|compact] [-o FILE] [--filter EXPR] FILE...  # a trace file (- for stdin), or golden ring images
 //! reader dump-rings DIR                       # each CPU's ring as DIR/cpuN.ring
 //! reader fields                               # the filter's fields
@@ -136,10 +137,17 @@ fn run(cli: Cli, filter: Option<Filter>) -> Result<ExitCode> {
     }
     let common = cli.common;
     let mut truncated = false;
+    // `-p` answers for the processes it attached to, as COMMAND's run does:
+    // a lost record leaves that answer incomplete.
+    let mut loss_is_incomplete = false;
     let summary = match cli.command {
         None if !cli.live.run.is_empty() => {
             let ran = run::run(&cli.live, &common, filter)?;
             return Ok(command_finished(&ran, &cli.live.run[0], &common));
+        }
+        None if !cli.live.attach.is_empty() => {
+            loss_is_incomplete = true;
+            run::attach(&cli.live, &common, filter)?
         }
         None => live::live(&cli.live, &common, filter)?,
         Some(Command::Show { files, pmu, .. }) => {
@@ -188,6 +196,14 @@ fn run(cli: Cli, filter: Option<Filter>) -> Result<ExitCode> {
     };
     print_summary(&summary, &common);
     if corrupt(&summary) {
+        return Ok(ExitCode::from(exit::INCOMPLETE));
+    }
+    let loss = summary.loss();
+    if loss_is_incomplete && loss.is_lossy() {
+        report!(
+            "reader: the capture lost {} records (see the summary)",
+            loss.lost
+        );
         return Ok(ExitCode::from(exit::INCOMPLETE));
     }
     if truncated {

@@ -18,16 +18,26 @@ use signal_hook::SigId;
 /// and 110).
 pub(crate) const DEFAULT_PRINT_NICE: i32 = 10;
 
-/// The read end of a pipe that SIGINT and SIGTERM write to from now on:
-/// the stop fd of the device's waker, so that either signal drains the
-/// rings once more and ends the run instead of killing the process.
-pub(crate) fn stop_on_signals() -> Result<OwnedFd> {
+/// The signals that end a `--follow` run.
+pub(crate) const STOP_FOLLOW: &[i32] = &[signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM];
+
+/// The signals that end a `-p` run (detach), as under `strace -p`.
+pub(crate) const STOP_ATTACH: &[i32] = &[
+    signal_hook::consts::SIGINT,
+    signal_hook::consts::SIGTERM,
+    signal_hook::consts::SIGHUP,
+];
+
+/// The read end of a pipe that the signals `stop` write to from now on:
+/// the stop fd of the device's waker, so that each drains the rings once
+/// more and ends the run instead of killing the process.
+pub(crate) fn stop_on_signals(stop: &[i32]) -> Result<OwnedFd> {
     // A plain pipe, not a socket pair: a minimal kernel (the test guest)
     // may have no AF_UNIX. Non-blocking, so the signal handler's write
     // can never block.
     let (read, write) = rustix::pipe::pipe_with(PipeFlags::CLOEXEC | PipeFlags::NONBLOCK)
         .context("creating the signal pipe")?;
-    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+    for &sig in stop {
         let write = write.try_clone().context("creating the signal pipe")?;
         signal_hook::low_level::pipe::register(sig, write)
             .context("installing the signal handlers")?;

@@ -73,16 +73,36 @@ pub(crate) fn dir_under(mount: &Mount, path: &str) -> Option<PathBuf> {
     Some(mount.point.join(rel))
 }
 
-/// The cgroup COMMAND runs in.
+/// The cgroup COMMAND runs in, or the processes `-p` attaches to are
+/// moved to.
 #[derive(Debug)]
 pub(crate) struct WorkCgroup {
     dir: PathBuf,
     /// Its `cgroup.procs`, opened before COMMAND is forked: a cgroup the
     /// reader cannot add a process to is refused before anything runs.
     procs: File,
-    /// For a directory made for this run, the reader's own cgroup: what
-    /// COMMAND leaves running goes there, and the directory is removed.
-    made_from: Option<PathBuf>,
+    /// For a directory made for this run, where what is in it at the end
+    /// goes before the directory is removed.
+    made_from: Option<Home>,
+}
+
+/// Where the processes of a directory made for a run go at its end.
+#[derive(Debug)]
+enum Home {
+    /// The reader's own cgroup, for what COMMAND left running (a warning:
+    /// the reader neither waits for nor kills what it did not start).
+    Reader(PathBuf),
+    /// The cgroup the attached processes came from, their parent: they
+    /// go back, with whatever they started meanwhile.
+    Attached(PathBuf),
+}
+
+impl Home {
+    fn dir(&self) -> &Path {
+        match self {
+            Home::Reader(dir) | Home::Attached(dir) => dir,
+        }
+    }
 }
 
 impl WorkCgroup {
@@ -130,6 +150,65 @@ impl WorkCgroup {
                 dir.display()
             )
         })?;
+        Self::made(dir, Home::Reader(home))
+    }
+
+    /// A directory made below the cgroup of the processes `pids` (all in
+    /// one), for `-p`: moved there, they keep their cgroup's limits, which
+    /// apply to its whole subtree, and go back to it at the end.
+    pub(crate) fn below_cgroup_of(proc: &Path, pids: &[u32]) -> Result<Self> {
+        let mountinfo = proc.join("self/mountinfo");
+        let mount = fs::read_to_string(&mountinfo)
+            .with_context(|| format!("reading {}", mountinfo.display()))
+            .map(|m| cgroup2_mount(&m))?
+            .with_context(|| {
+                format!(
+                    "no cgroup v2 hierarchy is mounted ({} has no cgroup2 line): -p moves the \
+                     process into a cgroup of its own; mount cgroup2 first \
+                     (`mount -t cgroup2 none /sys/fs/cgroup`)",
+                    mountinfo.display()
+                )
+            })?;
+        let mut home: Option<(u32, String)> = None;
+        for &pid in pids {
+            let path = proc.join(pid.to_string()).join("cgroup");
+            let text = fs::read_to_string(&path).with_context(|| {
+                format!("reading {} (is there a process {pid}?)", path.display())
+            })?;
+            let cgroup = unified_path(&text)
+                .with_context(|| format!("{} has no cgroup v2 line", path.display()))?
+                .to_owned();
+            match &home {
+                None => home = Some((pid, cgroup)),
+                Some((first, c)) if *c != cgroup => bail!(
+                    "the processes to attach to are in different cgroups ({first} in {c}, {pid} \
+                     in {cgroup}): the capture follows one; attach to them one at a time"
+                ),
+                Some(_) => {}
+            }
+        }
+        let Some((first, cgroup)) = home else {
+            bail!("no process to attach to");
+        };
+        let Some(home) = dir_under(&mount, &cgroup) else {
+            bail!(
+                "the cgroup of process {first} ({cgroup}) is not under the cgroup2 mount {}",
+                mount.point.display()
+            );
+        };
+        let dir = home.join(format!("antinomie-reader.{}", std::process::id()));
+        fs::create_dir(&dir).with_context(|| {
+            format!(
+                "creating the cgroup {} below the one of process {first} (the reader needs write \
+                 access there)",
+                dir.display()
+            )
+        })?;
+        Self::made(dir, Home::Attached(home))
+    }
+
+    /// `dir`, just made, which goes at the end.
+    fn made(dir: PathBuf, home: Home) -> Result<Self> {
         match open_procs(&dir) {
             Ok(procs) => Ok(WorkCgroup {
                 dir,
@@ -148,13 +227,13 @@ impl WorkCgroup {
         &self.dir
     }
 
-    /// Moves process `pid` into the cgroup.
+    /// Moves process `pid` (with all its threads) into the cgroup.
     pub(crate) fn add(&self, pid: Pid) -> Result<()> {
         (&self.procs)
             .write_all(pid.as_raw_nonzero().to_string().as_bytes())
             .with_context(|| {
                 format!(
-                    "moving COMMAND (pid {pid}) into the cgroup {}",
+                    "moving process {pid} into the cgroup {}",
                     self.dir.display()
                 )
             })
@@ -173,28 +252,32 @@ fn open_procs(dir: &Path) -> Result<File> {
 }
 
 impl Drop for WorkCgroup {
-    /// A directory made for the run goes, once what COMMAND left running
-    /// in it (and in cgroups it made below it) is moved to the reader's
-    /// own cgroup, with a warning: the reader neither waits for nor kills
-    /// processes it did not start itself.
+    /// A directory made for the run goes, once what is in it (and in
+    /// cgroups made below it) is moved to its [`Home`].
     fn drop(&mut self) {
         let Some(home) = &self.made_from else {
             return;
         };
         let mut moved = BTreeSet::new();
-        if let Err(e) = empty_and_remove(&self.dir, home, &mut moved) {
+        if let Err(e) = empty_and_remove(&self.dir, home.dir(), &mut moved) {
             tracing::warn!("could not remove the cgroup {}: {e:#}", self.dir.display());
         }
-        if !moved.is_empty() {
-            let (n, what) = match moved.len() {
-                1 => (1, "process COMMAND left behind still runs"),
-                n => (n, "processes COMMAND left behind still run"),
-            };
-            tracing::warn!(
-                "{n} {what}: moved from {} to the reader's cgroup {}",
-                self.dir.display(),
-                home.display()
-            );
+        match home {
+            Home::Reader(_) if moved.is_empty() => {}
+            Home::Reader(to) => {
+                let (n, what) = match moved.len() {
+                    1 => (1, "process COMMAND left behind still runs"),
+                    n => (n, "processes COMMAND left behind still run"),
+                };
+                tracing::warn!(
+                    "{n} {what}: moved from {} to the reader's cgroup {}",
+                    self.dir.display(),
+                    to.display()
+                );
+            }
+            Home::Attached(to) => {
+                tracing::info!("{} processes moved back to {}", moved.len(), to.display());
+            }
         }
     }
 }

@@ -29,6 +29,7 @@
 //! The exit status follows from how COMMAND ended and whether the capture
 //! is whole ([`exit_status`]).
 
+mod attach;
 mod cgroup;
 mod child;
 
@@ -50,6 +51,7 @@ use crate::exit::CANNOT_TEST;
 use crate::live::{self, Follow};
 use crate::process::{CommandSignals, Forwarding};
 
+pub(crate) use attach::attach;
 use cgroup::WorkCgroup;
 use child::Child;
 pub(crate) use child::Ended;
@@ -89,20 +91,7 @@ pub(crate) fn run(args: &LiveArgs, common: &CommonArgs, filter: Option<Filter>) 
         "COMMAND is pid {pid}, in the cgroup {}",
         cgroup.dir().display()
     );
-    if !args.lossy {
-        match dev.set_lossless(true) {
-            Ok(()) => tracing::info!("lossless mode on"),
-            Err(Error::Io { source, .. })
-                if !args.lossless && source.raw_os_error() == Some(libc::EPERM) =>
-            {
-                tracing::warn!(
-                    "lossless mode needs CAP_SYS_ADMIN: capturing without it, so records that \
-                     do not fit their ring are lost and counted (--lossy: without this warning)"
-                );
-            }
-            Err(e) => return Err(e.into()),
-        }
-    }
+    lossless_unless_lossy(&mut dev, args)?;
     dev.enable()?;
     let stop = rustix::process::pidfd_open(pid, PidfdFlags::empty())
         .context("opening a pidfd of COMMAND")?;
@@ -136,6 +125,28 @@ pub(crate) fn run(args: &LiveArgs, common: &CommonArgs, filter: Option<Filter>) 
     let ended = child.reap()?;
     drop(cgroup);
     Ok(Ran { summary, ended })
+}
+
+/// Lossless mode for the traced tasks of a COMMAND or `-p`, unless
+/// `--lossy`: tried, and left off with a warning without `CAP_SYS_ADMIN`
+/// unless `--lossless` asked for it.
+fn lossless_unless_lossy(dev: &mut Device, args: &LiveArgs) -> Result<()> {
+    if args.lossy {
+        return Ok(());
+    }
+    match dev.set_lossless(true) {
+        Ok(()) => tracing::info!("lossless mode on"),
+        Err(Error::Io { source, .. })
+            if !args.lossless && source.raw_os_error() == Some(libc::EPERM) =>
+        {
+            tracing::warn!(
+                "lossless mode needs CAP_SYS_ADMIN: capturing without it, so records that do \
+                 not fit their ring are lost and counted (--lossy: without this warning)"
+            );
+        }
+        Err(e) => return Err(e.into()),
+    }
+    Ok(())
 }
 
 /// What `reader -- COMMAND` exits with.

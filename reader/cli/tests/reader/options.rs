@@ -84,7 +84,7 @@ fn pid_and_tid_select_what_their_filters_select() {
     let pid = lines[0]["pid"].as_u64().unwrap().to_string();
     let (t1, t2) = (tids[0].to_string(), tids[1].to_string());
 
-    let by_p = show(&["--format", "json", "-p", &pid], &rings);
+    let by_p = show(&["--format", "json", "--pid", &pid], &rings);
     assert_eq!(
         by_p,
         show(
@@ -93,7 +93,7 @@ fn pid_and_tid_select_what_their_filters_select() {
         )
     );
     assert!(!by_p.is_empty());
-    assert_eq!(show(&["--format", "json", "-p", "999999"], &rings), "");
+    assert_eq!(show(&["--format", "json", "--pid", "999999"], &rings), "");
 
     let by_tid = show(&["--format", "json", "--tid", &t1, "--tid", &t2], &rings);
     let expected = show(

@@ -184,3 +184,90 @@ fn a_cgroup_the_reader_cannot_use_runs_nothing() {
     assert!(!marker.exists(), "COMMAND ran");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `reader -p PID` with `--proc` a procfs of the test's making: PID's
+/// cgroup file says `cgroups`, one line per pid given.
+fn attach(dir: &Path, pids: &[(u32, &str)]) -> Output {
+    let point = dir.join("cg");
+    std::fs::create_dir_all(&point).unwrap();
+    let proc = fake_proc(dir, &cgroup2_at(&point));
+    let mut args = vec!["--proc".to_owned(), proc.to_str().unwrap().to_owned()];
+    for (pid, cgroup) in pids {
+        std::fs::create_dir_all(proc.join(pid.to_string())).unwrap();
+        std::fs::write(
+            proc.join(pid.to_string()).join("cgroup"),
+            format!("0::{cgroup}\n"),
+        )
+        .unwrap();
+        std::fs::create_dir_all(point.join(cgroup.trim_start_matches('/'))).unwrap();
+        args.extend(["-p".to_owned(), pid.to_string()]);
+    }
+    Command::new(env!("CARGO_BIN_EXE_reader"))
+        .args(&args)
+        .args(["--device", "/nonexistent/antinomie"])
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn attaching_to_no_process_moves_nothing() {
+    let dir = scratch("attach-none");
+    // Pids are below pid_max (at most 2^22): this one names no process.
+    let out = attach(&dir, &[(4_194_305, "/work")]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("no process 4194305 to attach to"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        std::fs::read_dir(dir.join("cg/work")).unwrap().count(),
+        0,
+        "a cgroup was made"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn attaching_follows_one_cgroup() {
+    let dir = scratch("attach-two");
+    let mut a = Command::new("sleep").arg("30").spawn().unwrap();
+    let mut b = Command::new("sleep").arg("30").spawn().unwrap();
+    let out = attach(&dir, &[(a.id(), "/one"), (b.id(), "/two")]);
+    let _ = (a.kill(), b.kill(), a.wait(), b.wait());
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("in different cgroups"),
+        "{}",
+        stderr(&out)
+    );
+    for c in ["one", "two"] {
+        assert_eq!(
+            std::fs::read_dir(dir.join("cg").join(c)).unwrap().count(),
+            0,
+            "a cgroup was made"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn attaching_where_no_process_can_move_leaves_nothing() {
+    let dir = scratch("attach-plain");
+    let mut a = Command::new("sleep").arg("30").spawn().unwrap();
+    // A plain directory: the cgroup made below it has no cgroup.procs.
+    let out = attach(&dir, &[(a.id(), "/work")]);
+    let _ = (a.kill(), a.wait());
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("is not a cgroup v2 directory"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        std::fs::read_dir(dir.join("cg/work")).unwrap().count(),
+        0,
+        "the cgroup made stays"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,154 @@
+//! `reader -p PID`: attaches to running processes, as `strace -p` does.
+//!
+//! As for a COMMAND, the capture is limited to a cgroup, not to pids
+//! followed in user space: the processes move (with all their threads)
+//! into a cgroup made below their own (`WorkCgroup::below_cgroup_of`),
+//! whose limits still apply to them there, and what they start from then
+//! on is born in it. Processes they started before are not captured. The
+//! run ends when every one of them has exited, or on SIGINT, SIGTERM or
+//! SIGHUP (the reader detaches); they and whatever they started meanwhile
+//! then move back to their cgroup, and the one made for them goes.
+
+use std::cell::Cell;
+use std::fs::File;
+use std::os::fd::{AsFd, OwnedFd};
+use std::rc::Rc;
+
+use anyhow::{bail, Context, Result};
+use rustix::event::{poll, PollFd, PollFlags};
+use rustix::pipe::PipeFlags;
+use rustix::process::{Pid, PidfdFlags};
+
+use antinomie_reader::device::Device;
+use antinomie_reader::filter::Filter;
+use antinomie_reader::pipeline::Summary;
+
+use super::cgroup::WorkCgroup;
+use super::lossless_unless_lossy;
+use crate::args::{CommonArgs, LiveArgs};
+use crate::live::{self, Follow};
+use crate::process;
+
+/// Attaches to `args.attach` and captures until they exit or a signal
+/// detaches; they are back in their cgroup when this returns.
+///
+/// The capture is on, limited to the cgroup made for them, before they
+/// move into it, and they move only once the rings are mapped and the
+/// drain runs (as a COMMAND is released then): every call they make from
+/// the move on is read, and nothing before it.
+pub(crate) fn attach(
+    args: &LiveArgs,
+    common: &CommonArgs,
+    filter: Option<Filter>,
+) -> Result<Summary> {
+    let own = std::process::id();
+    if args.attach.contains(&own) {
+        bail!("-p {own} is the reader itself");
+    }
+    // Pidfds first: a pid that names no process is refused before
+    // anything moves, and a pid reused later is not taken for them.
+    let mut pids = Vec::new();
+    let mut pidfds = Vec::new();
+    for &raw in &args.attach {
+        let pid = i32::try_from(raw)
+            .ok()
+            .and_then(Pid::from_raw)
+            .with_context(|| format!("-p {raw} is not a pid"))?;
+        let pidfd = rustix::process::pidfd_open(pid, PidfdFlags::empty())
+            .with_context(|| format!("no process {raw} to attach to"))?;
+        pids.push(pid);
+        pidfds.push(pidfd);
+    }
+    let cgroup = Rc::new(WorkCgroup::below_cgroup_of(&args.proc, &args.attach)?);
+    let mut dev = Device::open(&args.device)?;
+    let dir = File::open(cgroup.dir())
+        .with_context(|| format!("opening the cgroup {}", cgroup.dir().display()))?;
+    dev.set_scope(dir.as_fd())
+        .with_context(|| format!("limiting capture to the cgroup {}", cgroup.dir().display()))?;
+    lossless_unless_lossy(&mut dev, args)?;
+    dev.enable()?;
+    let (stop, give_up) = stop_when_gone(pidfds)?;
+    let failed = Rc::new(Cell::new(None));
+    let started = {
+        let (cgroup, failed) = (Rc::clone(&cgroup), Rc::clone(&failed));
+        Box::new(move || {
+            for pid in pids {
+                match cgroup.add(pid) {
+                    Ok(()) => tracing::info!("attached to {pid}"),
+                    // Exited meanwhile: its pidfd counts it as gone.
+                    Err(e) if is_esrch(&e) => {
+                        tracing::warn!("process {pid} exited before the reader attached to it");
+                    }
+                    Err(e) => {
+                        failed.set(Some(e));
+                        // Ends the run: the write end is the stop pipe's.
+                        let _ = rustix::io::write(&give_up, b"x");
+                        return;
+                    }
+                }
+            }
+        })
+    };
+    let follow = Follow {
+        stop,
+        started: Some(started),
+        skip_unread: true,
+    };
+    let summary = live::capture(dev, args, common, filter, Some(follow));
+    // The processes go back to their cgroup whether the capture succeeded
+    // or not: the cgroup is dropped here, its last owner.
+    drop(cgroup);
+    if let Some(e) = failed.take() {
+        return Err(e);
+    }
+    summary
+}
+
+fn is_esrch(e: &anyhow::Error) -> bool {
+    e.downcast_ref::<std::io::Error>()
+        .and_then(std::io::Error::raw_os_error)
+        == Some(libc::ESRCH)
+}
+
+/// The stop fd of an attached run: readable once every process of
+/// `pidfds` has exited, or a signal of [`process::STOP_ATTACH`] came, or
+/// a byte is written to the second fd returned. A thread waits for them,
+/// as the waker takes one fd.
+fn stop_when_gone(pidfds: Vec<OwnedFd>) -> Result<(OwnedFd, OwnedFd)> {
+    let signals = process::stop_on_signals(process::STOP_ATTACH)?;
+    let (read, write) =
+        rustix::pipe::pipe_with(PipeFlags::CLOEXEC).context("creating the stop pipe")?;
+    let give_up = write.try_clone().context("creating the stop pipe")?;
+    std::thread::Builder::new()
+        .name("attach-stop".into())
+        .spawn(move || {
+            let mut running = pidfds;
+            loop {
+                let mut fds: Vec<PollFd> = std::iter::once(&signals)
+                    .chain(&running)
+                    .map(|fd| PollFd::new(fd, PollFlags::IN))
+                    .collect();
+                if poll(&mut fds, None).is_err() {
+                    // EINTR: a signal; its byte is in the pipe.
+                    continue;
+                }
+                let ready: Vec<bool> = fds.iter().map(|f| !f.revents().is_empty()).collect();
+                drop(fds);
+                if ready[0] {
+                    tracing::info!("detaching (signal)");
+                    break;
+                }
+                let mut ready = ready[1..].iter();
+                running.retain(|_| !ready.next().copied().unwrap_or(false));
+                if running.is_empty() {
+                    tracing::info!("every attached process has exited");
+                    break;
+                }
+            }
+            // The waker reads "readable"; a failed write leaves the run to
+            // end with the reader, which it cannot do otherwise.
+            let _ = rustix::io::write(&write, b"x");
+        })
+        .context("starting the thread that waits for the attached processes")?;
+    Ok((read, give_up))
+}
