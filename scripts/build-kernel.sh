@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
 # Build the patched kernel for the QEMU guest, out of tree, with ccache.
 #
-# usage: scripts/build-kernel.sh [--config-only] [VARIANT]
+# usage: scripts/build-kernel.sh [--config-only | --deb DIR] [VARIANT]
 #   VARIANT from kconfig/variants (default: normal); --config-only stops
-#   after the configuration has been made and checked.
+#   after the configuration has been made and checked; --deb DIR also
+#   packages the kernel with the tree's `make bindeb-pkg` (in the same
+#   build directory: packaging adds only the package) and puts the
+#   linux-image package into DIR (scripts/build-deb.sh).
 # env:   KCONFIG_EXTRA=FILE   one more fragment, merged last (experiments,
 #                             a changed kernel: its own directory and link,
 #                             VARIANT+extra)
+#        KCONFIG_BASE=FILE    a whole configuration instead of tinyconfig
+#                             under the variant's fragments (a test
+#                             machine's /boot/config-*: scripts/build-deb.sh);
+#                             its own directory and link, VARIANT+base
 #   ANTINOMIE_TREE=DIR   build DIR as it is (e.g. the edit tree, with
 #                             uncommitted edits) instead of base + series
 #        KERNEL_TEST_PATCH=FILE[:FILE...]   changes for a test, never
@@ -23,11 +30,19 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/kernel-lib.sh"
 
-config_only=0
-if [ "${1:-}" = "--config-only" ]; then
+config_only=0 deb_dir=""
+case "${1:-}" in
+--config-only)
 	config_only=1
 	shift
-fi
+	;;
+--deb)
+	[ $# -ge 2 ] || die "--deb needs a directory"
+	mkdir -p "$2" || die "cannot make $2"
+	deb_dir=$(cd "$2" && pwd)
+	shift 2
+	;;
+esac
 variant=${1:-normal}
 frags=$(sed -n "s/^$variant:[[:space:]]*//p" "$ANTINOMIE_ROOT/kconfig/variants")
 [ -n "$frags" ] || die "unknown kernel variant '$variant' (see kconfig/variants)"
@@ -49,6 +64,11 @@ link=$variant
 if [ -n "${KCONFIG_EXTRA:-}" ]; then
 	out=$out-extra
 	link=$variant+extra
+fi
+if [ -n "${KCONFIG_BASE:-}" ]; then
+	[ -f "$KCONFIG_BASE" ] || die "KCONFIG_BASE=$KCONFIG_BASE does not exist"
+	out=$out-base
+	link=$link+base
 fi
 if [ -n "${KERNEL_TEST_PATCH:-}" ]; then
 	[ -z "${ANTINOMIE_TREE:-}" ] || die "KERNEL_TEST_PATCH and ANTINOMIE_TREE cannot be combined"
@@ -105,16 +125,22 @@ fi
 # Reconfigure only when an input changed: the fragments, the tree's commit,
 # or uncommitted edits to its Kconfig files.
 config_stamp=$({
-	cat "${files[@]}"
+	cat "${files[@]}" ${KCONFIG_BASE:+"$KCONFIG_BASE"}
 	git -C "$tree" rev-parse HEAD
 	git -C "$tree" diff HEAD -- ':(glob)**/Kconfig*'
 } | sha256sum | cut -d' ' -f1)
 if [ -f "$out/.config" ] && [ "$(cat "$out/.antinomie-config-stamp" 2>/dev/null)" = "$config_stamp" ]; then
 	stage "configuration of '$variant' unchanged"
 else
-	stage "configuring '$variant' (tinyconfig + $frags)"
 	rm -f "$out/.antinomie-config-stamp"
-	kmake -s tinyconfig >"$out/config.log" 2>&1 || die "make tinyconfig failed (see $out/config.log)"
+	if [ -n "${KCONFIG_BASE:-}" ]; then
+		stage "configuring '$variant' ($KCONFIG_BASE + $frags)"
+		cp "$KCONFIG_BASE" "$out/.config" || die "cannot copy $KCONFIG_BASE"
+		: >"$out/config.log"
+	else
+		stage "configuring '$variant' (tinyconfig + $frags)"
+		kmake -s tinyconfig >"$out/config.log" 2>&1 || die "make tinyconfig failed (see $out/config.log)"
+	fi
 	"$tree/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "${files[@]}" \
 		>>"$out/config.log" 2>&1 || die "merge_config.sh failed (see $out/config.log)"
 	kmake -s olddefconfig >>"$out/config.log" 2>&1 || die "make olddefconfig failed (see $out/config.log)"
@@ -169,4 +195,26 @@ info "ccache: $(ccache -s 2>/dev/null | grep -E -m1 'Hits:|cache hit \(direct\)'
 mkdir -p "$ANTINOMIE_CACHE/kernels"
 ln -sfn "$out" "$ANTINOMIE_CACHE/kernels/$link"
 stage "built $link kernel"
+if [ -n "$deb_dir" ]; then
+	need_cmd dpkg-buildpackage dpkg-deb fakeroot
+	# The packages land beside the build directory; the headers package
+	# (for out-of-tree modules) is left out, as the capture needs none,
+	# and with it the build dependencies of its host tools (-d).
+	# KDEB_PKGVERSION's revision is the build's KBUILD_BUILD_VERSION, so
+	# that packaging relinks nothing.
+	stamp=$out/.antinomie-deb-stamp
+	touch "$stamp"
+	stage "packaging: make bindeb-pkg (linux-image only)"
+	kmake -j"$(nproc)" KDEB_PKGVERSION="$KERNEL_VERSION-$KBUILD_BUILD_VERSION" \
+		DPKG_FLAGS="-d -Ppkg.linux-upstream.nokernelheaders" bindeb-pkg \
+		>"$out/deb.log" 2>&1 || die "make bindeb-pkg failed (see $out/deb.log)"
+	deb=$(find "$(dirname "$out")" -maxdepth 1 -name 'linux-image-*.deb' -newer "$stamp" ! -name '*-dbg_*' | head -n 1)
+	[ -n "$deb" ] || die "make bindeb-pkg made no linux-image package (see $out/deb.log)"
+	mv "$deb" "$deb_dir/" || die "cannot move $deb to $deb_dir"
+	find "$(dirname "$out")" -maxdepth 1 -newer "$stamp" \
+		\( -name '*.deb' -o -name '*.buildinfo' -o -name '*.changes' \) -delete
+	info "$(dpkg-deb -f "$deb_dir/$(basename "$deb")" Package Version | paste -sd' ')"
+	echo "$deb_dir/$(basename "$deb")"
+	exit 0
+fi
 echo "$out/arch/x86/boot/bzImage"

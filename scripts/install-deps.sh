@@ -15,6 +15,9 @@ PACKAGES=(
 	qemu-system-x86 busybox-static
 	# fetching the pinned source
 	dpkg-dev ca-certificates
+	# the kernel as a Debian package (scripts/build-deb.sh): the tree's
+	# debian/rules runs debhelper's dh_* commands under fakeroot
+	debhelper fakeroot
 	# scripts/run-in-guest.sh lays host programs with their libraries
 	libc-bin
 	# scripts/bench.sh: QEMU's insn plugin (built against glib), strace in
