@@ -30,6 +30,21 @@
 #   --timeout S        one run's longest time in the guest, in seconds
 #                      (default 600); a run stopped by it could not test
 #
+# On a real test machine (docs/real-machine.md), which this command cannot
+# boot, the corpus runs from a bundle and the report is made from its
+# results:
+#   scripts/regress.sh --bundle DIR [--corpus LIST]... [--contexts LIST]
+#            [--seed S] [--timeout S]
+#                      write the guest image's root with the corpus in it
+#                      to DIR and stop (no kernel built, nothing booted);
+#                      on the machine, `sudo DIR/run-corpus RESULTS` runs
+#                      it on the running kernel (qemu/guest/run-corpus)
+#   scripts/regress.sh --compare A B [--rerun A2 B2] [--out DIR]
+#                      the report of two run-corpus results, A on the
+#                      baseline kernel and B on the changed one; every
+#                      difference must be confirmed by a second pair of
+#                      runs (--rerun), or it could not test
+#
 # Writes to DIR: summary.txt (read it first: per workload x context, the
 # calls, the differing calls by kind and the first few decoded),
 # report.json, junit.xml (one testcase per workload x context: a
@@ -45,9 +60,19 @@
 failures_cannot_test
 
 patches=() config="" corpora=() contexts=all seed=20261130 out=./antinomie-regress entry_timeout=600
+bundle="" compare=() rerun_results=()
 while [ $# -gt 0 ]; do
+	case "$1" in
+	--compare | --rerun)
+		[ $# -ge 3 ] || die "$1 needs two result directories (see the header of $0)"
+		if [ "$1" = --compare ]; then compare=("$2" "$3"); else rerun_results=("$2" "$3"); fi
+		shift 3
+		continue
+		;;
+	esac
 	[ $# -ge 2 ] || die "$1 needs a value (see the header of $0)"
 	case "$1" in
+	--bundle) bundle=$2 ;;
 	--patch) patches+=("$2") ;;
 	--config) config=$2 ;;
 	--corpus) corpora+=("$2") ;;
@@ -60,6 +85,22 @@ while [ $# -gt 0 ]; do
 	shift 2
 done
 need_cmd python3 jq
+if [ -n "$bundle" ]; then
+	{ [ ${#compare[@]} -eq 0 ] && [ ${#patches[@]} -eq 0 ] && [ -z "$config" ]; } ||
+		die "--bundle builds no kernel: it takes no --patch, --config or --compare"
+fi
+if [ ${#compare[@]} -gt 0 ]; then
+	{ [ ${#patches[@]} -eq 0 ] && [ -z "$config" ] && [ ${#corpora[@]} -eq 0 ]; } ||
+		die "--compare reads two results: --patch, --config and --corpus do not apply"
+	for d in "${compare[@]}" "${rerun_results[@]}"; do
+		{ [ -f "$d/entries" ] && [ -f "$d/kernel" ] && [ -f "$d/corpus.json" ]; } ||
+			die "$d is not the results of run-corpus (no entries, kernel or corpus.json)"
+	done
+	cmp -s "${compare[0]}/entries" "${compare[1]}/entries" ||
+		die "${compare[0]} and ${compare[1]} ran different corpora (their entries differ)"
+elif [ ${#rerun_results[@]} -gt 0 ]; then
+	die "--rerun goes with --compare"
+fi
 for p in "${patches[@]}"; do
 	[ -f "$p" ] || die "--patch $p: no such file"
 done
@@ -87,6 +128,60 @@ out=$(cd "$out" && pwd)
 rm -rf "$out"/{runs,diffs,diffs-rerun,summary.txt,report.json,junit.xml,build-*.log,image-*.log,meta.json}
 work=$(mktemp -d "${TMPDIR:-/tmp}/antinomie-regress.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+
+# compare_report RUNS_A RUNS_B RERUN_A RERUN_B DESC_A KERNEL_A DESC_B
+# KERNEL_B: reader diff and the verdicts of every run in $work/runs, the
+# differing ones confirmed by the rerun results (RERUN_A and RERUN_B, or
+# the function rerun_differing, which makes them, when they are "-"),
+# then the report; exits with the report's status.
+compare_report() {
+	local runs_a=$1 runs_b=$2 rerun_a=$3 rerun_b=$4 desc_a=$5 kernel_a=$6 desc_b=$7 kernel_b=$8 rc=0
+	local rerun=()
+	stage "comparing $(wc -l <"$work/runs") runs: reader diff and the programs' verdicts"
+	python3 "$ANTINOMIE_ROOT/scripts/regress-report.py" compare --reader "$reader" \
+		--a "$runs_a" --b "$runs_b" --runs "$work/runs" --out "$out/diffs" ||
+		die "comparing the runs failed"
+	jq -r '.[] | select(.outcome == "differ") | "\(.workload) \(.context)"' "$out/diffs/compare.json" >"$work/differing"
+	if [ -s "$work/differing" ] && [ "$rerun_a" = - ]; then
+		info "$(wc -l <"$work/differing") runs differ; running them again on both kernels to confirm"
+		rerun_differing
+		rerun_a=$out/runs/baseline-rerun rerun_b=$out/runs/changed-rerun
+	fi
+	if [ -s "$work/differing" ] && [ -n "$rerun_a" ]; then
+		stage "comparing the reruns"
+		python3 "$ANTINOMIE_ROOT/scripts/regress-report.py" compare --reader "$reader" \
+			--a "$rerun_a" --b "$rerun_b" --runs "$work/differing" \
+			--out "$out/diffs-rerun" || die "comparing the reruns failed"
+		rerun=(--rerun "$out/diffs-rerun/compare.json")
+	elif [ -s "$work/differing" ]; then
+		info "$(wc -l <"$work/differing") runs differ, and no rerun confirms them (--rerun A2 B2): they could not test"
+	fi
+	jq -n --arg ka "$kernel_a" --arg kb "$kernel_b" --arg da "$desc_a" --arg db "$desc_b" \
+		--arg seed "$seed" --arg contexts "$contexts" --args \
+		'{baseline: {kernel: $da, bzImage: $ka}, changed: {kernel: $db, bzImage: $kb},
+		  seed: ($seed | tonumber), contexts: ($contexts | split(",")), corpus: $ARGS.positional}' \
+		"${corpora[@]}" >"$out/meta.json"
+	python3 "$ANTINOMIE_ROOT/scripts/regress-report.py" report --first "$out/diffs/compare.json" \
+		"${rerun[@]}" --meta "$out/meta.json" --out "$out" || rc=$?
+	case $rc in 0 | 1 | 125) ;; *) die "writing the report failed (exit $rc)" ;; esac
+	stage "report: $out/summary.txt, report.json, junit.xml"
+	sed 's/^/    /' "$out/summary.txt"
+	exit $rc
+}
+
+if [ ${#compare[@]} -gt 0 ]; then
+	# What the bundle ran, as it recorded it (--bundle's corpus.json).
+	a=$(cd "${compare[0]}" && pwd) b=$(cd "${compare[1]}" && pwd)
+	seed=$(jq -r .seed "$a/corpus.json") contexts=$(jq -r '.contexts | join(",")' "$a/corpus.json")
+	mapfile -t corpora < <(jq -r '.corpus[]' "$a/corpus.json")
+	cut -d' ' -f1,2 "$a/entries" >"$work/runs"
+	# Without --rerun nothing here can make one: the differences stay
+	# unconfirmed.
+	reruns=("" "")
+	[ ${#rerun_results[@]} -eq 0 ] || reruns=("$(cd "${rerun_results[0]}" && pwd)" "$(cd "${rerun_results[1]}" && pwd)")
+	compare_report "$a" "$b" "${reruns[@]}" "$(cat "$a/kernel") (results $a)" "" \
+		"$(cat "$b/kernel") (results $b)" ""
+fi
 
 stage "corpus: ${corpora[*]}; contexts $contexts; seed $seed"
 # Every list line becomes one run per context: "NAME CONTEXT COMMAND" in
@@ -122,6 +217,51 @@ done
 cut -d' ' -f1,2 "$work/entries" >"$work/runs"
 [ -s "$work/runs" ] || die "the corpus has no run in the contexts $contexts"
 info "$(wc -l <"$work/runs") runs (workload x context): $(cut -d' ' -f1 "$work/runs" | uniq -c | awk '{printf "%s%s x %s", sep, $2, $1; sep=", "}')"
+
+stage "the kernel's perf_events selftests (static, for the image)"
+"$ANTINOMIE_ROOT/scripts/build-selftests.sh" >"$out/build-selftests.log" 2>&1 </dev/null ||
+	die "building the selftests failed (see $out/build-selftests.log)"
+selftests=$(tail -n 1 "$out/build-selftests.log")
+[ -d "$selftests" ] || die "the selftests build gave no directory (see $out/build-selftests.log)"
+
+# What the lists' programs need in the image beyond the guest binaries
+# and the selftests, laid out once by their @image scripts.
+image_dirs=()
+for script in "${!image_scripts[@]}"; do
+	dir=$work/image-$(basename "$script")
+	stage "laying what the corpus needs into the image: $script (${image_scripts[$script]})"
+	"$ANTINOMIE_ROOT/$script" "$dir" >"$out/image-$(basename "$script").log" 2>&1 </dev/null ||
+		die "$script failed (see $out/image-$(basename "$script").log)"
+	image_dirs+=("$dir")
+done
+
+# The corpus's files in the image: its entries, their time limit, and
+# what it is (corpus.json: the lists, contexts and seed, for a report made
+# from a bundle's results).
+corpus_files() {
+	mkdir -p "$1/etc/antinomie/corpus"
+	cp "$2" "$1/etc/antinomie/corpus/entries"
+	echo "$entry_timeout" >"$1/etc/antinomie/corpus/entry-timeout"
+	jq -n --arg seed "$seed" --arg contexts "$contexts" --args \
+		'{seed: ($seed | tonumber), contexts: ($contexts | split(",")), corpus: $ARGS.positional}' \
+		"${corpora[@]}" >"$1/etc/antinomie/corpus/corpus.json"
+}
+
+if [ -n "$bundle" ]; then
+	[ ! -e "$bundle" ] || die "--bundle $bundle exists; give a new directory"
+	corpus_files "$work/extra-bundle" "$work/entries"
+	install -m 0755 "$ANTINOMIE_ROOT/qemu/guest/run-corpus" "$work/extra-bundle/run-corpus"
+	stage "the bundle: the guest image's root with the corpus ($(wc -l <"$work/entries") runs)"
+	"$ANTINOMIE_ROOT/qemu/build-initramfs.sh" --out "$work/bundle.cpio.gz" "$work/extra-bundle" "$selftests" \
+		"${image_dirs[@]}" >"$work/initramfs-bundle.log" 2>&1 ||
+		{ tail -n 5 "$work/initramfs-bundle.log" >&2; die "building the bundle failed"; }
+	mkdir -p "$(dirname "$bundle")"
+	cp -a "$work/bundle.cpio.gz.root" "$bundle" || die "cannot write the bundle to $bundle"
+	stage "bundle in $bundle ($(du -sh "$bundle" | cut -f1)); on the test machine, booted into each kernel:"
+	info "sudo $bundle/run-corpus RESULTS     (one directory per kernel, or per boot)"
+	info "then: scripts/regress.sh --compare BASELINE CHANGED --rerun BASELINE2 CHANGED2"
+	exit 0
+fi
 
 # build LABEL [ENV...]: scripts/build-kernel.sh normal with ENV, its output
 # in $out/build-LABEL.log; the bzImage's path in $built.
@@ -159,30 +299,12 @@ else
 	kernel_b=$kernel_a
 fi
 
-stage "the kernel's perf_events selftests (static, for the image)"
-"$ANTINOMIE_ROOT/scripts/build-selftests.sh" >"$out/build-selftests.log" 2>&1 </dev/null ||
-	die "building the selftests failed (see $out/build-selftests.log)"
-selftests=$(tail -n 1 "$out/build-selftests.log")
-[ -d "$selftests" ] || die "the selftests build gave no directory (see $out/build-selftests.log)"
-
-# What the lists' programs need in the image beyond the guest binaries
-# and the selftests, laid out once by their @image scripts.
-image_dirs=()
-for script in "${!image_scripts[@]}"; do
-	dir=$work/image-$(basename "$script")
-	stage "laying what the corpus needs into the image: $script (${image_scripts[$script]})"
-	"$ANTINOMIE_ROOT/$script" "$dir" >"$out/image-$(basename "$script").log" 2>&1 </dev/null ||
-		die "$script failed (see $out/image-$(basename "$script").log)"
-	image_dirs+=("$dir")
-done
-
 # run_corpus LABEL KERNEL ENTRIES: one boot of KERNEL running every run of
 # ENTRIES (the corpus scenario), results in $out/runs/LABEL.
 run_corpus() {
 	local label=$1 kernel=$2 entries=$3 extra=$work/extra-$1
-	mkdir -p "$extra/etc/antinomie/corpus" "$out/runs/$label"
-	cp "$entries" "$extra/etc/antinomie/corpus/entries"
-	echo "$entry_timeout" >"$extra/etc/antinomie/corpus/entry-timeout"
+	mkdir -p "$out/runs/$label"
+	corpus_files "$extra" "$entries"
 	stage "guest image for the $label run ($(wc -l <"$entries") runs)"
 	"$ANTINOMIE_ROOT/qemu/build-initramfs.sh" --out "$work/$label.cpio.gz" "$extra" "$selftests" "${image_dirs[@]}" \
 		>"$work/initramfs-$label.log" 2>&1 || { tail -n 5 "$work/initramfs-$label.log" >&2; die "building the guest image failed"; }
@@ -192,36 +314,16 @@ run_corpus() {
 	grep -a '^corpus: ' "$out/runs/$label/console.log" | tail -n 1 | sed 's/^/    /'
 }
 
-run_corpus baseline "$kernel_a" "$work/entries"
-run_corpus changed "$kernel_b" "$work/entries"
-stage "comparing $(wc -l <"$work/runs") runs: reader diff and the programs' verdicts"
-python3 "$ANTINOMIE_ROOT/scripts/regress-report.py" compare --reader "$reader" \
-	--a "$out/runs/baseline" --b "$out/runs/changed" --runs "$work/runs" --out "$out/diffs" ||
-	die "comparing the runs failed"
-jq -r '.[] | select(.outcome == "differ") | "\(.workload) \(.context)"' "$out/diffs/compare.json" >"$work/differing"
-rerun=()
-if [ -s "$work/differing" ]; then
-	info "$(wc -l <"$work/differing") runs differ; running them again on both kernels to confirm"
+# rerun_differing: the runs of $work/differing once more on both kernels,
+# results in $out/runs/{baseline,changed}-rerun.
+rerun_differing() {
 	awk 'NR == FNR { differing[$1 " " $2] = 1; next } ($1 " " $2) in differing' \
 		"$work/differing" "$work/entries" >"$work/entries-rerun"
 	run_corpus baseline-rerun "$kernel_a" "$work/entries-rerun"
 	run_corpus changed-rerun "$kernel_b" "$work/entries-rerun"
-	stage "comparing the reruns"
-	python3 "$ANTINOMIE_ROOT/scripts/regress-report.py" compare --reader "$reader" \
-		--a "$out/runs/baseline-rerun" --b "$out/runs/changed-rerun" --runs "$work/differing" \
-		--out "$out/diffs-rerun" || die "comparing the reruns failed"
-	rerun=(--rerun "$out/diffs-rerun/compare.json")
-fi
+}
 
-jq -n --arg ka "$kernel_a" --arg kb "$kernel_b" --arg da "$baseline_desc" --arg db "$changed_desc" \
-	--arg seed "$seed" --arg contexts "$contexts" --args \
-	'{baseline: {kernel: $da, bzImage: $ka}, changed: {kernel: $db, bzImage: $kb},
-	  seed: ($seed | tonumber), contexts: ($contexts | split(",")), corpus: $ARGS.positional}' \
-	"${corpora[@]}" >"$out/meta.json"
-rc=0
-python3 "$ANTINOMIE_ROOT/scripts/regress-report.py" report --first "$out/diffs/compare.json" \
-	"${rerun[@]}" --meta "$out/meta.json" --out "$out" || rc=$?
-case $rc in 0 | 1 | 125) ;; *) die "writing the report failed (exit $rc)" ;; esac
-stage "report: $out/summary.txt, report.json, junit.xml"
-sed 's/^/    /' "$out/summary.txt"
-exit $rc
+run_corpus baseline "$kernel_a" "$work/entries"
+run_corpus changed "$kernel_b" "$work/entries"
+compare_report "$out/runs/baseline" "$out/runs/changed" - - \
+	"$baseline_desc" "$kernel_a" "$changed_desc" "$kernel_b"
