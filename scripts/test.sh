@@ -141,6 +141,8 @@ step "boot: reader -- COMMAND, the command's calls and no other's" \
 	qemu/run.sh --quiet --scenario reader-run --timeout 600
 step "run-in-guest: a dynamic program, a failing one, the perf_events selftests, a fast caller losing nothing" \
 	scripts/tests/run-in-guest.sh
+step "real machine: the kernel as a Debian package boots and captures; a machine's config as base; a static reader" \
+	scripts/tests/real-machine.sh
 [ "$tier" != guest ] || finish
 
 step "regression testing: scripts/regress.sh on the normal kernel and a changed one" \
