@@ -194,23 +194,31 @@ fn run(cli: Cli, filter: Option<Filter>) -> Result<ExitCode> {
             return Ok(ExitCode::SUCCESS);
         }
     };
-    print_summary(&summary, &common);
-    if corrupt(&summary) {
-        return Ok(ExitCode::from(exit::INCOMPLETE));
+    // A text summary comes first, its headline stderr's first line, and
+    // what makes the answer incomplete after it; a JSON one last, for
+    // scripts.
+    let json = common.summary == SummaryArg::Json;
+    if !json {
+        print_summary(&summary, &common);
     }
+    let mut incomplete = corrupt(&summary);
     let loss = summary.loss();
     if loss_is_incomplete && loss.is_lossy() {
-        report!(
-            "reader: the capture lost {} records (see the summary)",
-            loss.lost
-        );
-        return Ok(ExitCode::from(exit::INCOMPLETE));
+        report!("reader: the capture lost {} records", loss.lost);
+        incomplete = true;
     }
     if truncated {
         report!("reader: the trace file is truncated (see above)");
-        return Ok(ExitCode::from(exit::INCOMPLETE));
+        incomplete = true;
     }
-    Ok(ExitCode::SUCCESS)
+    if json {
+        print_summary(&summary, &common);
+    }
+    Ok(if incomplete {
+        ExitCode::from(exit::INCOMPLETE)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// The summary on stderr as `--summary` says, unless `--no-summary` or
@@ -225,7 +233,8 @@ fn print_summary(summary: &Summary, common: &CommonArgs) {
     }
 }
 
-/// Whether the run found corrupt records; says so on stderr.
+/// Whether the run found corrupt records; says so on stderr (the summary
+/// that follows counts them).
 fn corrupt(summary: &Summary) -> bool {
     let corrupt = summary.cpus.values().any(|c| c.stopped || c.skipped > 0);
     if corrupt {
@@ -242,16 +251,15 @@ fn command_finished(ran: &run::Ran, command: &OsStr, common: &CommonArgs) -> Exi
     let name = command.to_string_lossy();
     let whole = match &ran.summary {
         Some(summary) => {
+            // The text summary first (its headline is stderr's first
+            // line); the JSON one comes last, below.
             if common.summary == SummaryArg::Text {
                 print_summary(summary, common);
             }
             let corrupt = corrupt(summary);
             let loss = summary.loss();
             if loss.is_lossy() {
-                report!(
-                    "reader: the capture lost {} records (see the summary)",
-                    loss.lost
-                );
+                report!("reader: the capture lost {} records", loss.lost);
             }
             !corrupt && !loss.is_lossy()
         }
