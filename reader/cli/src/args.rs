@@ -308,7 +308,7 @@ pub(crate) struct LiveArgs {
     /// Attach to the running process PID (repeat for more, all in one
     /// cgroup), as `strace -p` does: capture the calls of its threads and
     /// of the processes it starts from now on, until it exits (all of
-    /// them) or SIGINT, SIGTERM or SIGHUP detaches. It moves into a cgroup
+    /// them) or SIGINT, SIGTERM, SIGHUP or SIGQUIT detaches. It moves into a cgroup
     /// made below its own while attached (its own cgroup's limits still
     /// apply) and back at the end. Lossless mode as with a COMMAND.
     #[arg(short = 'p', long = "attach", value_name = "PID",
@@ -333,6 +333,14 @@ pub(crate) struct LiveArgs {
     /// cgroup2 mount and `self/cgroup` the reader's own cgroup.
     #[arg(long, value_name = "PATH", default_value = "/proc", help_heading = CAPTURE)]
     pub(crate) proc: PathBuf,
+    /// With --follow or -p: once the rings are mapped and drained (with
+    /// -p, once the processes are moved), write `ready` and a newline to
+    /// the open file descriptor FD (3 or above) and close it, so that a
+    /// script starts what it traces only then, as `bwrap --sync-fd` does.
+    /// A reader that fails before closes it unwritten.
+    #[arg(long, value_name = "FD", value_parser = clap::value_parser!(i32).range(3..),
+          conflicts_with = "run", help_heading = FOLLOW)]
+    pub(crate) ready_fd: Option<i32>,
     /// How long a record may wait for slower rings, in --follow mode.
     #[arg(long, value_name = "MS", default_value_t = 50, help_heading = FOLLOW)]
     pub(crate) reorder_window_ms: u64,

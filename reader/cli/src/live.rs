@@ -107,6 +107,10 @@ pub(crate) fn live(
     common: &CommonArgs,
     filter: Option<Filter>,
 ) -> Result<Summary> {
+    if args.ready_fd.is_some() && !args.follow {
+        bail!("--ready-fd goes with --follow or -p: a drain without them is over at once");
+    }
+    let ready = args.ready_fd.map(process::ready_notifier).transpose()?;
     let mut dev = Device::open(&args.device)?;
     if let Some(dir) = &args.cgroup {
         let cgroup = File::open(dir).with_context(|| format!("opening {}", dir.display()))?;
@@ -127,7 +131,7 @@ pub(crate) fn live(
     let follow = if args.follow {
         Some(Follow {
             stop: process::stop_on_signals(process::STOP_FOLLOW)?,
-            started: None,
+            started: ready,
             skip_unread: false,
         })
     } else {

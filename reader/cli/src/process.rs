@@ -21,11 +21,14 @@ pub(crate) const DEFAULT_PRINT_NICE: i32 = 10;
 /// The signals that end a `--follow` run.
 pub(crate) const STOP_FOLLOW: &[i32] = &[signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM];
 
-/// The signals that end a `-p` run (detach), as under `strace -p`.
+/// The signals that end a `-p` run (detach), as under `strace -p`: those
+/// that would otherwise kill the reader before it moves the processes
+/// back (SIGKILL cannot be caught).
 pub(crate) const STOP_ATTACH: &[i32] = &[
     signal_hook::consts::SIGINT,
     signal_hook::consts::SIGTERM,
     signal_hook::consts::SIGHUP,
+    signal_hook::consts::SIGQUIT,
 ];
 
 /// The read end of a pipe that the signals `stop` write to from now on:
@@ -43,6 +46,27 @@ pub(crate) fn stop_on_signals(stop: &[i32]) -> Result<OwnedFd> {
             .context("installing the signal handlers")?;
     }
     Ok(read)
+}
+
+/// `--ready-fd FD`: takes FD over and returns what writes `ready` and a
+/// newline to it and closes it, called once the capture runs. A failed
+/// write is only reported: the capture goes on.
+pub(crate) fn ready_notifier(fd: i32) -> Result<Box<dyn FnOnce()>> {
+    // SAFETY: fcntl(F_GETFD) reads a descriptor's flags and touches no
+    // memory; -1 means the descriptor is not open.
+    if unsafe { libc::fcntl(fd, libc::F_GETFD) } == -1 {
+        return Err(io::Error::last_os_error()).with_context(|| format!("--ready-fd {fd}"));
+    }
+    // SAFETY: the descriptor is open (checked above), above stderr (the
+    // argument's range), and was inherited for this use: nothing else in
+    // the reader owns it, as the reader's own files are opened later and
+    // get other numbers.
+    let fd = unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) };
+    Ok(Box::new(move || {
+        if let Err(e) = rustix::io::write(&fd, b"ready\n") {
+            tracing::warn!("--ready-fd: writing `ready` failed: {e}");
+        }
+    }))
 }
 
 /// The signal state COMMAND starts with: the reader's own before it

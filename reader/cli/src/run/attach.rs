@@ -56,9 +56,18 @@ pub(crate) fn attach(
             .with_context(|| format!("-p {raw} is not a pid"))?;
         let pidfd = rustix::process::pidfd_open(pid, PidfdFlags::empty())
             .with_context(|| format!("no process {raw} to attach to"))?;
+        refuse_kernel_thread(&args.proc, raw)?;
         pids.push(pid);
         pidfds.push(pidfd);
     }
+    // The signals that detach, before there is anything to undo.
+    let alive: Vec<OwnedFd> = pidfds
+        .iter()
+        .map(OwnedFd::try_clone)
+        .collect::<Result<_, _>>()
+        .context("duplicating a pidfd")?;
+    let (stop, give_up) = stop_when_gone(pidfds)?;
+    let ready = args.ready_fd.map(process::ready_notifier).transpose()?;
     let cgroup = Rc::new(WorkCgroup::below_cgroup_of(&args.proc, &args.attach)?);
     let mut dev = Device::open(&args.device)?;
     let dir = File::open(cgroup.dir())
@@ -67,12 +76,17 @@ pub(crate) fn attach(
         .with_context(|| format!("limiting capture to the cgroup {}", cgroup.dir().display()))?;
     lossless_unless_lossy(&mut dev, args)?;
     dev.enable()?;
-    let (stop, give_up) = stop_when_gone(pidfds)?;
     let failed = Rc::new(Cell::new(None));
     let started = {
         let (cgroup, failed) = (Rc::clone(&cgroup), Rc::clone(&failed));
         Box::new(move || {
-            for pid in pids {
+            for (pid, pidfd) in pids.into_iter().zip(&alive) {
+                // Its pidfd readable: it has exited, and its pid may name
+                // another process by now.
+                if exited(pidfd) {
+                    tracing::warn!("process {pid} exited before the reader attached to it");
+                    continue;
+                }
                 match cgroup.add(pid) {
                     Ok(()) => tracing::info!("attached to {pid}"),
                     // Exited meanwhile: its pidfd counts it as gone.
@@ -86,6 +100,9 @@ pub(crate) fn attach(
                         return;
                     }
                 }
+            }
+            if let Some(ready) = ready {
+                ready();
             }
         })
     };
@@ -102,6 +119,32 @@ pub(crate) fn attach(
         return Err(e);
     }
     summary
+}
+
+/// Whether the process of `pidfd` has exited (its pidfd polls readable).
+fn exited(pidfd: &OwnedFd) -> bool {
+    let mut fds = [PollFd::new(pidfd, PollFlags::IN)];
+    matches!(poll(&mut fds, Some(&rustix::time::Timespec { tv_sec: 0, tv_nsec: 0 })), Ok(n) if n > 0)
+}
+
+/// Kernel threads are not the reader's to move (`PF_KTHREAD` in the
+/// flags, the ninth field of `PROC/PID/stat`): most refuse it, some
+/// (kswapd) would go.
+fn refuse_kernel_thread(proc: &std::path::Path, pid: u32) -> Result<()> {
+    const PF_KTHREAD: u64 = 0x0020_0000;
+    let path = proc.join(pid.to_string()).join("stat");
+    let stat =
+        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    // After the command name, which may hold spaces and parentheses.
+    let flags = stat
+        .rsplit_once(')')
+        .and_then(|(_, rest)| rest.split_whitespace().nth(6))
+        .and_then(|f| f.parse::<u64>().ok())
+        .with_context(|| format!("no flags in {}", path.display()))?;
+    if flags & PF_KTHREAD != 0 {
+        bail!("process {pid} is a kernel thread: there is nothing to attach to");
+    }
+    Ok(())
 }
 
 fn is_esrch(e: &anyhow::Error) -> bool {
@@ -128,9 +171,14 @@ fn stop_when_gone(pidfds: Vec<OwnedFd>) -> Result<(OwnedFd, OwnedFd)> {
                     .chain(&running)
                     .map(|fd| PollFd::new(fd, PollFlags::IN))
                     .collect();
-                if poll(&mut fds, None).is_err() {
-                    // EINTR: a signal; its byte is in the pipe.
-                    continue;
+                match poll(&mut fds, None) {
+                    // A signal; its byte, if it is one of ours, is in the pipe.
+                    Err(rustix::io::Errno::INTR) => continue,
+                    Err(e) => {
+                        tracing::warn!("waiting for the attached processes: {e}; detaching");
+                        break;
+                    }
+                    Ok(_) => {}
                 }
                 let ready: Vec<bool> = fds.iter().map(|f| !f.revents().is_empty()).collect();
                 drop(fds);

@@ -262,8 +262,10 @@ impl Drop for WorkCgroup {
         if let Err(e) = empty_and_remove(&self.dir, home.dir(), &mut moved) {
             tracing::warn!("could not remove the cgroup {}: {e:#}", self.dir.display());
         }
+        if moved.is_empty() {
+            return;
+        }
         match home {
-            Home::Reader(_) if moved.is_empty() => {}
             Home::Reader(to) => {
                 let (n, what) = match moved.len() {
                     1 => (1, "process COMMAND left behind still runs"),
@@ -301,7 +303,7 @@ fn empty_and_remove(dir: &Path, home: &Path, moved: &mut BTreeSet<u32>) -> Resul
             .filter_map(|l| l.trim().parse().ok())
             .collect();
         if pids.is_empty() {
-            return fs::remove_dir(dir).with_context(|| format!("removing {}", dir.display()));
+            return remove_emptied(dir);
         }
         let mut to = OpenOptions::new()
             .write(true)
@@ -320,6 +322,21 @@ fn empty_and_remove(dir: &Path, home: &Path, moved: &mut BTreeSet<u32>) -> Resul
     }
     Err(io::Error::other("processes keep appearing in it"))
         .context(format!("emptying {}", dir.display()))
+}
+
+/// Removes the cgroup `dir`, emptied: EBUSY while a task that left it is
+/// still exiting (a zombie keeps its cgroup populated until reaped).
+fn remove_emptied(dir: &Path) -> Result<()> {
+    for _ in 0..50 {
+        match fs::remove_dir(dir) {
+            Err(e) if e.raw_os_error() == Some(libc::EBUSY) => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            r => return r.with_context(|| format!("removing {}", dir.display())),
+        }
+    }
+    fs::remove_dir(dir)
+        .with_context(|| format!("removing {} (still busy after 1 s)", dir.display()))
 }
 
 #[cfg(test)]

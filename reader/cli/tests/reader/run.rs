@@ -185,28 +185,40 @@ fn a_cgroup_the_reader_cannot_use_runs_nothing() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// `reader -p PID` with `--proc` a procfs of the test's making: PID's
-/// cgroup file says `cgroups`, one line per pid given.
-fn attach(dir: &Path, pids: &[(u32, &str)]) -> Output {
+/// A procfs of the test's making for `reader -p`: each PID's cgroup file
+/// says its `cgroup` (made under a cgroup2 mount on a plain directory,
+/// `dir/cg`), its stat file is the real one; returns the reader's
+/// arguments, `--proc` and the `-p`s.
+fn attach_proc(dir: &Path, pids: &[(u32, &str)]) -> Vec<String> {
     let point = dir.join("cg");
     std::fs::create_dir_all(&point).unwrap();
     let proc = fake_proc(dir, &cgroup2_at(&point));
     let mut args = vec!["--proc".to_owned(), proc.to_str().unwrap().to_owned()];
     for (pid, cgroup) in pids {
-        std::fs::create_dir_all(proc.join(pid.to_string())).unwrap();
-        std::fs::write(
-            proc.join(pid.to_string()).join("cgroup"),
-            format!("0::{cgroup}\n"),
-        )
-        .unwrap();
+        let own = proc.join(pid.to_string());
+        std::fs::create_dir_all(&own).unwrap();
+        std::fs::write(own.join("cgroup"), format!("0::{cgroup}\n")).unwrap();
+        if let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+            std::fs::write(own.join("stat"), stat).unwrap();
+        }
         std::fs::create_dir_all(point.join(cgroup.trim_start_matches('/'))).unwrap();
         args.extend(["-p".to_owned(), pid.to_string()]);
     }
+    args
+}
+
+/// `reader ARGS` with a device that does not exist.
+fn reader_without_device(args: &[String]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_reader"))
-        .args(&args)
+        .args(args)
         .args(["--device", "/nonexistent/antinomie"])
         .output()
         .unwrap()
+}
+
+/// `reader -p PID...` on [`attach_proc`]'s procfs.
+fn attach(dir: &Path, pids: &[(u32, &str)]) -> Output {
+    reader_without_device(&attach_proc(dir, pids))
 }
 
 #[test]
@@ -270,4 +282,50 @@ fn attaching_where_no_process_can_move_leaves_nothing() {
         "the cgroup made stays"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn attaching_to_a_kernel_thread_is_refused() {
+    let dir = scratch("attach-kthread");
+    let mut a = Command::new("sleep").arg("30").spawn().unwrap();
+    let args = attach_proc(&dir, &[(a.id(), "/work")]);
+    // Its flags say PF_KTHREAD (0x200000); its name holds a space and a
+    // parenthesis, as a command name may.
+    std::fs::write(
+        dir.join("proc").join(a.id().to_string()).join("stat"),
+        format!(
+            "{} (kworker/0:1 (x)) I 2 0 0 0 -1 2097216 0 0 0 0\n",
+            a.id()
+        ),
+    )
+    .unwrap();
+    let out = reader_without_device(&args);
+    let _ = (a.kill(), a.wait());
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("is a kernel thread"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        std::fs::read_dir(dir.join("cg/work")).unwrap().count(),
+        0,
+        "a cgroup was made"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn ready_fd_needs_a_run_that_follows() {
+    let out = reader_without_device(&["--ready-fd".to_owned(), "7".to_owned()]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("--ready-fd goes with --follow or -p"),
+        "{}",
+        stderr(&out)
+    );
+    // Not a descriptor the reader was given.
+    let out = reader_without_device(&["--follow", "--ready-fd", "97"].map(str::to_owned));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--ready-fd 97"), "{}", stderr(&out));
 }
