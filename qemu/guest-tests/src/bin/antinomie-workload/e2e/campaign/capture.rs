@@ -3,9 +3,11 @@
 //! check.
 
 use std::collections::BTreeMap;
+use std::io::BufRead;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
 use antinomie_abi as abi;
 use antinomie_guest_tests::device::Device;
@@ -32,20 +34,22 @@ pub(super) struct Reader {
 
 impl Reader {
     /// Starts it, with `-w trace` and `--cgroup cgroup` if given, and waits
-    /// until the device says capture and lossless mode are on: the reader
-    /// switches them on after its scope and before it maps the rings, and
-    /// what is written from then on waits in the rings for it.
+    /// until it says, on the pipe it gets as `--ready-fd 3`, that it
+    /// drains the rings: capture and lossless mode are on, and every
+    /// record from then on waits in the rings for it.
     pub(super) fn start(
         bin: &Path,
-        device: &Path,
         err_path: &Path,
         trace: Option<&Path>,
         cgroup: Option<&Path>,
     ) -> Result<Self, String> {
         let err =
             std::fs::File::create(err_path).map_err(|e| format!("{}: {e}", err_path.display()))?;
-        let mut child = Command::new(bin)
+        let (ready, ready_w) = ready_pipe()?;
+        let mut command = Command::new(bin);
+        command
             .args(["--follow", "--enable", "--lossless", "--summary", "json"])
+            .args(["--ready-fd", "3"])
             .args(
                 trace
                     .iter()
@@ -57,25 +61,33 @@ impl Reader {
                     .flat_map(|c| [std::ffi::OsStr::new("--cgroup"), c.as_os_str()]),
             )
             .stdout(Stdio::null())
-            .stderr(err)
+            .stderr(err);
+        let w = ready_w.as_raw_fd();
+        // SAFETY: between fork and exec the closure calls only dup2(),
+        // which is async-signal-safe, and allocates nothing; the new fd 3
+        // is not close-on-exec, the pipe's own ends are.
+        unsafe {
+            command.pre_exec(move || {
+                if libc::dup2(w, 3) == -1 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let mut child = command
             .spawn()
             .map_err(|e| format!("{}: {e}", bin.display()))?;
-        let dev = Device::open(device)?;
-        let on = abi::INFO_F_ENABLED | abi::INFO_F_LOSSLESS;
-        let t0 = Instant::now();
-        while dev.info()?.flags & on != on {
-            if let Ok(Some(status)) = child.try_wait() {
-                return Err(format!(
-                    "reader --follow exited with {status} before switching capture on: {}",
-                    std::fs::read_to_string(err_path).unwrap_or_default().trim()
-                ));
-            }
-            if t0.elapsed() > Duration::from_secs(60) {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err("reader --follow did not switch capture on within 60 s".into());
-            }
-            std::thread::sleep(Duration::from_millis(20));
+        // The reader holds the write end now: EOF means it exited.
+        drop(ready_w);
+        let mut said = String::new();
+        let read = std::io::BufReader::new(ready).read_line(&mut said);
+        if read.is_err() || said != "ready\n" {
+            let _ = child.kill();
+            let status = child.wait();
+            return Err(format!(
+                "reader --follow did not get ready ({read:?}, exit {status:?}): {}",
+                std::fs::read_to_string(err_path).unwrap_or_default().trim()
+            ));
         }
         Ok(Reader {
             child,
@@ -107,6 +119,22 @@ impl Reader {
             .map_err(|e| format!("the reader's JSON summary: {e}: {summary}"))?;
         Ok(summary.cpus)
     }
+}
+
+/// A close-on-exec pipe: (read end, write end).
+fn ready_pipe() -> Result<(std::fs::File, OwnedFd), String> {
+    let mut fds = [0; 2];
+    // SAFETY: pipe2() writes two descriptors into the array it is given.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } == -1 {
+        return Err(format!("pipe2: {}", std::io::Error::last_os_error()));
+    }
+    // SAFETY: both were just made by pipe2() and are owned by nothing else.
+    Ok(unsafe {
+        (
+            std::fs::File::from_raw_fd(fds[0]),
+            OwnedFd::from_raw_fd(fds[1]),
+        )
+    })
 }
 
 /// The part of the reader's `--summary json` object an epoch checks

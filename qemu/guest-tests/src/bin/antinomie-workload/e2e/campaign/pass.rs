@@ -174,13 +174,8 @@ pub(super) fn run_pass(
                         dev.set_ring_size(epoch.ring_size)?;
                         drop(dev);
                         let trace = (kind == PassKind::OnBpf).then_some(trace_path.as_path());
-                        let reader = Reader::start(
-                            &args.reader,
-                            &args.device,
-                            &err_path,
-                            trace,
-                            args.cgroup.as_deref(),
-                        )?;
+                        let reader =
+                            Reader::start(&args.reader, &err_path, trace, args.cgroup.as_deref())?;
                         Ok((Some(reader), None))
                     } else {
                         let before = counters(&dev)?;
