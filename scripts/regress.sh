@@ -96,8 +96,16 @@ if [ ${#compare[@]} -gt 0 ]; then
 		{ [ -f "$d/entries" ] && [ -f "$d/kernel" ] && [ -f "$d/corpus.json" ]; } ||
 			die "$d is not the results of run-corpus (no entries, kernel or corpus.json)"
 	done
-	cmp -s "${compare[0]}/entries" "${compare[1]}/entries" ||
-		die "${compare[0]} and ${compare[1]} ran different corpora (their entries differ)"
+	for d in "${compare[1]}" "${rerun_results[@]}"; do
+		cmp -s "${compare[0]}/entries" "$d/entries" ||
+			die "${compare[0]} and $d ran different corpora (their entries differ)"
+	done
+	# A rerun is of the same kernels: its kernel's name, first word of
+	# `uname -rv`, and build (the rest) match.
+	for i in 0 1; do
+		[ ${#rerun_results[@]} -eq 0 ] || cmp -s "${compare[i]}/kernel" "${rerun_results[i]}/kernel" ||
+			die "${rerun_results[i]} ran on another kernel than ${compare[i]} ($(cat "${rerun_results[i]}/kernel") vs $(cat "${compare[i]}/kernel"))"
+	done
 elif [ ${#rerun_results[@]} -gt 0 ]; then
 	die "--rerun goes with --compare"
 fi
@@ -124,8 +132,10 @@ reader=$bins/reader
 
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-# Nothing of an earlier run may pass for this one's.
-rm -rf "$out"/{runs,diffs,diffs-rerun,summary.txt,report.json,junit.xml,build-*.log,image-*.log,meta.json}
+# Nothing of an earlier run may pass for this one's; a bundle writes no
+# report, and leaves an earlier one alone.
+[ -n "$bundle" ] ||
+	rm -rf "$out"/{runs,diffs,diffs-rerun,summary.txt,report.json,junit.xml,build-*.log,image-*.log,meta.json}
 work=$(mktemp -d "${TMPDIR:-/tmp}/antinomie-regress.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 

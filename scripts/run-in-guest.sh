@@ -100,6 +100,10 @@ while [ $# -gt 0 ]; do
 	shift
 done
 [ $# -ge 1 ] || die "usage: $0 [options] -- PROGRAM [ARGS...]"
+# The host reads the reader's JSON summary: it must be there.
+case " $reader_args " in
+*" --summary"* | *" --no-summary"*) die "--reader-args: the summary is the host's to set (it reads the JSON one)" ;;
+esac
 known_contexts=$(IFS=, && echo "${ALL_CONTEXTS[*]}")
 [ -z "$context" ] || is_context "$context" ||
 	die "--context $context: not a context (${known_contexts//,/, })"

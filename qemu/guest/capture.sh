@@ -65,7 +65,9 @@ launch() {
 		(cd "$launch_cwd" && exec "$@") </dev/null >"$capture_dir/reader.txt" 2>"$capture_dir/reader.stderr"
 		capture_status=$?
 		echo "$capture_status" >"$capture_dir/reader.status"
-		[ $capture_status -ne 2 ] ||
+		# Its status is the program's or 125 either way: no JSON summary is
+		# what tells that the reader itself failed.
+		grep -q '^{' "$capture_dir/reader.stderr" ||
 			echo "$capture_prog: the reader failed: $(tail -n 3 "$capture_dir/reader.stderr")"
 	else
 		(echo 0 >"$capture_cgroup/cgroup.procs" && cd "$launch_cwd" && exec "$@") </dev/null
