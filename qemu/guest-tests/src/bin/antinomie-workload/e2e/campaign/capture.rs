@@ -5,7 +5,6 @@
 use std::collections::BTreeMap;
 use std::io::BufRead;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
@@ -34,7 +33,7 @@ pub(super) struct Reader {
 
 impl Reader {
     /// Starts it, with `-w trace` and `--cgroup cgroup` if given, and waits
-    /// until it says, on the pipe it gets as `--ready-fd 3`, that it
+    /// until it says, on the pipe it inherits as `--ready-fd`, that it
     /// drains the rings: capture and lossless mode are on, and every
     /// record from then on waits in the rings for it.
     pub(super) fn start(
@@ -45,11 +44,14 @@ impl Reader {
     ) -> Result<Self, String> {
         let err =
             std::fs::File::create(err_path).map_err(|e| format!("{}: {e}", err_path.display()))?;
+        // The write end is inherited (not close-on-exec): nothing else is
+        // spawned meanwhile, the workers wait at the epoch's barrier.
         let (ready, ready_w) = ready_pipe()?;
         let mut command = Command::new(bin);
         command
             .args(["--follow", "--enable", "--lossless", "--summary", "json"])
-            .args(["--ready-fd", "3"])
+            .arg("--ready-fd")
+            .arg(ready_w.as_raw_fd().to_string())
             .args(
                 trace
                     .iter()
@@ -62,18 +64,6 @@ impl Reader {
             )
             .stdout(Stdio::null())
             .stderr(err);
-        let w = ready_w.as_raw_fd();
-        // SAFETY: between fork and exec the closure calls only dup2(),
-        // which is async-signal-safe, and allocates nothing; the new fd 3
-        // is not close-on-exec, the pipe's own ends are.
-        unsafe {
-            command.pre_exec(move || {
-                if libc::dup2(w, 3) == -1 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
         let mut child = command
             .spawn()
             .map_err(|e| format!("{}: {e}", bin.display()))?;
@@ -121,12 +111,17 @@ impl Reader {
     }
 }
 
-/// A close-on-exec pipe: (read end, write end).
+/// A pipe whose read end is close-on-exec and whose write end is not:
+/// (read end, write end), the write end for a child to inherit.
 fn ready_pipe() -> Result<(std::fs::File, OwnedFd), String> {
     let mut fds = [0; 2];
     // SAFETY: pipe2() writes two descriptors into the array it is given.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } == -1 {
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), 0) } == -1 {
         return Err(format!("pipe2: {}", std::io::Error::last_os_error()));
+    }
+    // SAFETY: fds[0] was just made by pipe2(); F_SETFD touches no memory.
+    if unsafe { libc::fcntl(fds[0], libc::F_SETFD, libc::FD_CLOEXEC) } == -1 {
+        return Err(format!("fcntl: {}", std::io::Error::last_os_error()));
     }
     // SAFETY: both were just made by pipe2() and are owned by nothing else.
     Ok(unsafe {
