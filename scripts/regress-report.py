@@ -14,8 +14,9 @@
       The report of a regress.sh run: a difference of --first counts only
       when the rerun (--rerun, the differing runs again on both kernels)
       differs too; otherwise it is dropped as not reproducible. Writes
-      summary.txt, report.json and junit.xml to --out and exits 0 (no
-      behaviour change), 1 (changed) or 125 (could not test).
+      summary.txt, report.json, junit.xml and report.ktap (KTAP version
+      1) to --out and exits 0 (no behaviour change), 1 (changed) or 125
+      (could not test).
 """
 
 import argparse
@@ -31,6 +32,8 @@ FIRST_DIFFERENCES = 5
 # reader diff's kinds that say only that the two runs' calls had different
 # arguments (see compare_run).
 INPUT_ONLY_KINDS = {"input"}
+# How many of the program's changed verdict lines a report shows per run.
+VERDICT_CHANGES_SHOWN = 20
 
 
 def side_problem(d: Path) -> str | None:
@@ -153,6 +156,74 @@ def kinds_text(r: dict) -> str:
     return ", ".join(f"{k} {v}" for k, v in r.get("differences", {}).items()) or "-"
 
 
+def run_details(r: dict) -> list[str]:
+    """What a CI system shows of a run beside its result: why it could
+    not test, or its differing calls and changed verdict lines."""
+    if r["outcome"] == "error":
+        return [f"could not test: {r['reason']}"]
+    if r["outcome"] not in ("differ", "not-reproducible"):
+        return []
+    head = f"{differing_calls(r)} of {r['calls']['a']} calls differ ({kinds_text(r)})"
+    if r["outcome"] == "not-reproducible":
+        head = f"not reproducible: the first run found {head}, the rerun on both kernels none"
+    elif "confirmed_by_rerun" in r:
+        head += ", confirmed by the rerun on both kernels"
+    lines = [head, "first differing calls (reader diff, baseline | changed):"]
+    lines += ["  " + l for l in r["first_differences"]]
+    if r["verdict_changes"]:
+        lines.append("the program's own verdicts (- baseline, + changed):")
+        lines += ["  " + l for l in r["verdict_changes"][:VERDICT_CHANGES_SHOWN]]
+    return lines
+
+
+def write_ktap(path: Path, headline: str, meta: dict, runs: list[dict]) -> None:
+    """report.ktap: KTAP version 1 (the kernel's
+    Documentation/dev-tools/ktap.rst), the form kselftest and KUnit results
+    take, for kernel CI systems that read those.
+
+    One flat plan, one test per workload x context, named WORKLOAD.CONTEXT
+    (kunit_parser's way of naming a nested test; regress.sh allows only
+    letters, digits, ".", "_" and "-" in a workload's name, so no name
+    holds the "#" or newline a KTAP description may not). Nesting the
+    contexts under their workload would be KTAP too, but ktap.rst warns
+    that a TAP consumer may lose nested results, and LAVA's kselftest
+    parser reads nesting only from "# "-prefixed lines: either would keep
+    the workload's result and lose which context changed.
+
+    Outcomes: equal is "ok", a confirmed difference "not ok", each with
+    its details as diagnostic lines just before the result line, where
+    ktap.rst puts a test's diagnostics. Not reproducible is "ok": the
+    report counts it as no difference, and no directive says that (SKIP
+    would say it did not run, XFAIL and TODO that a failure is expected);
+    the first run's differing calls stay in the diagnostics. Could not
+    test is "ok ... # SKIP": the comparison said nothing of the kernel, as
+    exit 125 says to git bisect. kunit_parser reads SKIP as skipped after
+    "ok" or "not ok" alike, but LAVA's kselftest parser counts every "not
+    ok" as a failure, so "not ok # SKIP" or ktap.rst's "not ok # ERROR"
+    would show a run that could not test as a regression. The reason goes
+    on a diagnostic line, not after SKIP: that parser makes what follows
+    SKIP part of the test's name, and a name that changes with the reason
+    would split the test's history on a dashboard."""
+    lines = [
+        "KTAP version 1",
+        f"# {headline}",
+        f"# baseline: {meta['baseline']['kernel']}",
+        f"# changed: {meta['changed']['kernel']}",
+        f"# corpus: {', '.join(meta['corpus'])}; seed {meta['seed']}",
+        f"1..{len(runs)}",
+    ]
+    for n, r in enumerate(runs, 1):
+        name = f"{r['workload']}.{r['context']}"
+        lines += [f"# {name}: {l}" if i == 0 else f"# {l}" for i, l in enumerate(run_details(r))]
+        if r["outcome"] == "differ":
+            lines.append(f"not ok {n} {name}")
+        elif r["outcome"] == "error":
+            lines.append(f"ok {n} {name} # SKIP")
+        else:
+            lines.append(f"ok {n} {name}")
+    path.write_text("\n".join(lines) + "\n")
+
+
 def cmd_report(args) -> int:
     meta = json.loads(Path(args.meta).read_text())
     runs = json.loads(Path(args.first).read_text())
@@ -207,9 +278,12 @@ def cmd_report(args) -> int:
     }
     (out / "report.json").write_text(json.dumps(report, indent=1) + "\n")
 
-    lines = [
+    headline = (
         f"regress: {result.upper()} (exit {code}): {changed} of {len(runs)} workload x context runs "
-        f"differ, {errors} could not test, {dropped} difference(s) dropped as not reproducible",
+        f"differ, {errors} could not test, {dropped} difference(s) dropped as not reproducible"
+    )
+    lines = [
+        headline,
         f"baseline: {meta['baseline']['kernel']}",
         f"changed:  {meta['changed']['kernel']}",
         f"corpus: {', '.join(meta['corpus'])}; seed {meta['seed']}; capture lossless",
@@ -237,7 +311,7 @@ def cmd_report(args) -> int:
             lines += ["   " + l for l in r["first_differences"]]
             if r["verdict_changes"]:
                 lines.append("   the program's own verdicts (- baseline, + changed):")
-                lines += ["   " + l for l in r["verdict_changes"][:20]]
+                lines += ["   " + l for l in r["verdict_changes"][:VERDICT_CHANGES_SHOWN]]
             shown = "diffs-rerun" if r.get("shown") == "rerun" else "diffs"
             if "confirmed_by_rerun" in r:
                 first_count = r["confirmed_by_rerun"]["differing"] if shown == "diffs" else None
@@ -253,7 +327,7 @@ def cmd_report(args) -> int:
         name = f'<testcase classname={quoteattr("regress." + r["workload"])} name={quoteattr(r["context"])}'
         if r["outcome"] == "differ":
             msg = f"{differing_calls(r)} calls differ ({kinds_text(r)}); {len(r['verdict_changes'])} verdict lines differ"
-            body = "\n".join(r["first_differences"] + r["verdict_changes"][:20])
+            body = "\n".join(r["first_differences"] + r["verdict_changes"][:VERDICT_CHANGES_SHOWN])
             cases.append(f"{name}><failure message={quoteattr(msg)}>{escape(body)}</failure></testcase>")
         elif r["outcome"] == "error":
             cases.append(f"{name}><error message={quoteattr(r['reason'])}/></testcase>")
@@ -266,6 +340,7 @@ def cmd_report(args) -> int:
         + "\n".join(cases)
         + "\n</testsuite></testsuites>\n"
     )
+    write_ktap(out / "report.ktap", headline, meta, runs)
     return code
 
 
