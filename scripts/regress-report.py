@@ -14,14 +14,16 @@
       The report of a regress.sh run: a difference of --first counts only
       when the rerun (--rerun, the differing runs again on both kernels)
       differs too; otherwise it is dropped as not reproducible. Writes
-      summary.txt, report.json, junit.xml and report.ktap (KTAP version
-      1) to --out and exits 0 (no behaviour change), 1 (changed) or 125
-      (could not test).
+      summary.txt, report.json, junit.xml, report.ktap (KTAP version 1)
+      and kcidb.json (KCIDB I/O data) to --out and exits 0 (no behaviour
+      change), 1 (changed) or 125 (could not test).
 """
 
 import argparse
 import difflib
+import hashlib
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -224,6 +226,86 @@ def write_ktap(path: Path, headline: str, meta: dict, runs: list[dict]) -> None:
     path.write_text("\n".join(lines) + "\n")
 
 
+# KCIDB I/O data: the schema version written, that of kcidb-io's newest
+# release (141: schema 5.3), and the name of this CI system in every id.
+KCIDB_VERSION = {"major": 5, "minor": 3}
+KCIDB_ORIGIN = "antinomie"
+# A run's outcome as a KCIDB test status. Could not test is ERROR, "the
+# test didn't complete ..., and the status of the tested code is
+# unknown": KCIDB keeps it apart from FAIL and from SKIP (a test that
+# does not apply, which no run of the corpus is), where KTAP has only
+# SKIP for it. Not reproducible passes, as in the report.
+KCIDB_STATUS = {"equal": "PASS", "not-reproducible": "PASS", "differ": "FAIL", "error": "ERROR"}
+# The longest log_excerpt the schema allows.
+KCIDB_EXCERPT_MAX = 16384
+
+
+def write_kcidb(path: Path, run_id: str, meta: dict, runs: list[dict]) -> None:
+    """kcidb.json: the report as KCIDB I/O data, for KernelCI's common
+    database. Each kernel is a checkout (its sources: the pin, the series
+    and the change) and a build of it; each workload x context a test of
+    the changed kernel's build, as its result is what the change did.
+    The seed and the corpus are the tests' inputs, the same on both
+    kernels, so they are in each test's misc.
+
+    KCIDB ids are "ORIGIN:ID", ID unique among the origin's objects of a
+    type; run_id, a hash of the report's inputs, starts each. The same
+    results written again give the same ids, so a second submission of a
+    report updates its objects instead of doubling them; two runs that
+    differ in their kernels' descriptions or images, corpus, seed, or any
+    run's call counts, kinds of difference, verdicts or first differing
+    calls get different ids. Two runs alike in all of these are one run
+    to KCIDB: kernels described alike, with the same results."""
+    def oid(*parts: str) -> str:
+        return f"{KCIDB_ORIGIN}:{run_id}/" + "/".join(parts)
+
+    data = {"version": KCIDB_VERSION, "checkouts": [], "builds": [], "tests": []}
+    for side in ("baseline", "changed"):
+        kernel = meta[side]
+        # A report exists only once both kernels' sources combined, built
+        # and ran the corpus.
+        data["checkouts"].append(
+            {"id": oid(side), "origin": KCIDB_ORIGIN, "comment": kernel["kernel"], "valid": True}
+        )
+        build = {
+            "id": oid(side),
+            "origin": KCIDB_ORIGIN,
+            "checkout_id": oid(side),
+            "comment": kernel["kernel"],
+            "status": "PASS",
+        }
+        # --compare reports on results of kernels built elsewhere.
+        if kernel["bzImage"]:
+            build["misc"] = {"bzImage": kernel["bzImage"]}
+        data["builds"].append(build)
+    for r in runs:
+        test = {
+            "id": oid(r["workload"], r["context"]),
+            "origin": KCIDB_ORIGIN,
+            "build_id": oid("changed"),
+            # A dot separates the levels of a KCIDB test path, and "." is
+            # allowed in a workload's name.
+            "path": "regress." + re.sub(r"[^A-Za-z0-9_-]", "_", r["workload"]) + "." + r["context"],
+            "status": KCIDB_STATUS[r["outcome"]],
+            "comment": f"{r['workload']} as {r['context']}: {r['outcome']}",
+            "misc": {
+                "outcome": r["outcome"],
+                **{
+                    k: r[k]
+                    for k in ("reason", "calls", "differences", "confirmed_by_rerun", "shown")
+                    if r.get(k) is not None
+                },
+                "seed": meta["seed"],
+                "corpus": meta["corpus"],
+            },
+        }
+        details = "\n".join(run_details(r))
+        if details:
+            test["log_excerpt"] = details[:KCIDB_EXCERPT_MAX]
+        data["tests"].append(test)
+    path.write_text(json.dumps(data, indent=1) + "\n")
+
+
 def cmd_report(args) -> int:
     meta = json.loads(Path(args.meta).read_text())
     runs = json.loads(Path(args.first).read_text())
@@ -341,6 +423,11 @@ def cmd_report(args) -> int:
         + "\n</testsuite></testsuites>\n"
     )
     write_ktap(out / "report.ktap", headline, meta, runs)
+    # The report's inputs, hashed, name it in KCIDB (see write_kcidb).
+    inputs = hashlib.sha256()
+    for f in (args.meta, args.first, args.rerun):
+        inputs.update(Path(f).read_bytes() if f else b"")
+    write_kcidb(out / "kcidb.json", inputs.hexdigest()[:16], meta, runs)
     return code
 
 

@@ -50,7 +50,9 @@
 # report.json, junit.xml (one testcase per workload x context: a
 # difference is a failure, could-not-test an error), report.ktap (KTAP,
 # as kselftest and KUnit report: one test per workload x context, a
-# difference "not ok", could-not-test a SKIP), runs/ (each kernel's
+# difference "not ok", could-not-test a SKIP), kcidb.json (KCIDB data:
+# both kernels as checkouts and builds, a test per workload x context of
+# the changed build: FAIL, ERROR where it could not test), runs/ (each kernel's
 # results per workload/context: trace, stdout, stderr, status, capture
 # summary), diffs/ (reader diff's text and JSON per workload/context) and
 # the kernel build logs. Format: docs/design.md, "Regression testing".
@@ -137,7 +139,7 @@ out=$(cd "$out" && pwd)
 # Nothing of an earlier run may pass for this one's; a bundle writes no
 # report, and leaves an earlier one alone.
 [ -n "$bundle" ] ||
-	rm -rf "$out"/{runs,diffs,diffs-rerun,summary.txt,report.json,junit.xml,report.ktap,build-*.log,image-*.log,meta.json}
+	rm -rf "$out"/{runs,diffs,diffs-rerun,summary.txt,report.json,junit.xml,report.ktap,kcidb.json,build-*.log,image-*.log,meta.json}
 work=$(mktemp -d "${TMPDIR:-/tmp}/antinomie-regress.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
@@ -176,7 +178,7 @@ compare_report() {
 	python3 "$ANTINOMIE_ROOT/scripts/regress-report.py" report --first "$out/diffs/compare.json" \
 		"${rerun[@]}" --meta "$out/meta.json" --out "$out" || rc=$?
 	case $rc in 0 | 1 | 125) ;; *) die "writing the report failed (exit $rc)" ;; esac
-	stage "report: $out/summary.txt, report.json, junit.xml, report.ktap"
+	stage "report: $out/summary.txt, report.json, junit.xml, report.ktap, kcidb.json"
 	sed 's/^/    /' "$out/summary.txt"
 	exit $rc
 }
