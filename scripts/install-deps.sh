@@ -25,6 +25,8 @@ PACKAGES=(
 	libglib2.0-dev pkg-config strace
 	# scripts/check-shell.sh
 	shellcheck
+	# scripts/tests/ci-formats.sh installs kcidb-io into a venv
+	python3-venv
 )
 
 stage "checking ${#PACKAGES[@]} host packages"

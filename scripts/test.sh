@@ -6,9 +6,10 @@
 #            the attr table checked against the pinned tree's uapi
 #            header); the shell scripts, linted; the word check; the
 #            perf corpus's verdict scripts on written perf output; the
-#            kernel series (apply, export, checkpatch) and every kernel
-#            configuration. No kernel build, no guest: a few minutes on a
-#            warm machine.
+#            regression report's KTAP and KCIDB output, read by
+#            kunit_parser.py and kcidb-io; the kernel series (apply,
+#            export, checkpatch) and every kernel configuration. No kernel
+#            build, no guest: a few minutes on a warm machine.
 #   --guest  the host tier, then the normal kernel built and booted under
 #            QEMU: smoke + KUnit, the capture and its kselftest, capture
 #            from early boot, the kernel's perf_events selftests with
@@ -118,6 +119,8 @@ step "shellcheck" scripts/check-shell.sh
 step "word check: a planted word fails it" scripts/tests/check-words.sh
 step "word check: no words about how the project is developed" scripts/check-words.sh
 step "perf corpus: the verdict scripts on written perf output" scripts/tests/corpus-verdicts.sh
+step "regression report for CI systems: KTAP read by kunit_parser.py, KCIDB validated by kcidb-io" \
+	scripts/tests/ci-formats.sh
 step "kernel series: apply, export, checkpatch" scripts/check-series.sh
 step "kernel configs: every option sticks" kernel_configs
 [ "$tier" != host ] || finish

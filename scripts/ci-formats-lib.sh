@@ -1,0 +1,125 @@
+# shellcheck shell=bash
+# Checks of what scripts/regress-report.py writes for kernel CI systems,
+# each with the consumer's own code: report.ktap read by the pinned tree's
+# tools/testing/kunit/kunit_parser.py (the kernel's KTAP parser, which
+# kunit.py reads KUnit's results with), kcidb.json validated by kcidb-io
+# (KCIDB's I/O library, from the Python package index, in a venv under the
+# cache). Used by scripts/tests/ci-formats.sh (fixture results) and
+# scripts/tests/regress.sh (real runs). Source it after scripts/lib.sh and
+# scripts/kernel-lib.sh, then call ci_formats_setup; a failed check dies
+# with the reason.
+
+# kcidb-io's release whose newest schema (5.3) regress-report.py writes.
+KCIDB_IO_VERSION=141
+
+# ci_formats_setup: KUNIT_DIR, the pinned tree's tools/testing/kunit, and
+# KCIDB_PYTHON, a python with kcidb-io, installed on first use. The tree
+# is the pristine source (resolve_source), which nothing modifies: the
+# build tree would do as well (the series leaves tools/testing/kunit
+# alone), but sync_build_tree rewrites it when the series changed, under
+# a kernel build that may be using it.
+ci_formats_setup() {
+	local venv=$ANTINOMIE_CACHE/venv/kcidb-io-$KCIDB_IO_VERSION
+	resolve_source
+	KUNIT_DIR=$SRC_DIR/tools/testing/kunit
+	[ -f "$KUNIT_DIR/kunit_parser.py" ] || die "no kunit_parser.py in $KUNIT_DIR (is $SRC_DIR the pinned tree?)"
+	KCIDB_PYTHON=$venv/bin/python
+	"$KCIDB_PYTHON" -c 'import kcidb_io' 2>/dev/null && return 0
+	stage "installing kcidb-io $KCIDB_IO_VERSION into $venv"
+	rm -rf "$venv"
+	python3 -m venv "$venv" || die "python3 -m venv $venv failed (Debian's python3 needs python3-venv)"
+	"$venv/bin/pip" install -q --disable-pip-version-check "kcidb-io==$KCIDB_IO_VERSION" >"$venv/pip.log" 2>&1 ||
+		die "pip install kcidb-io==$KCIDB_IO_VERSION failed: $(tail -n 3 "$venv/pip.log")"
+}
+
+# ktap_results FILE: FILE read by kunit_parser.py. The counts on the first
+# line ("passed P failed F skipped S crashed C errors E": errors are the
+# parser's complaints, crashed the tests it found missing), then per test
+# "STATUS NAME" and its diagnostic lines, each indented by two spaces.
+# The parser's own report goes to FILE.kunit.log.
+ktap_results() {
+	python3 - "$KUNIT_DIR" "$1" 3>&1 >"$1.kunit.log" 2>&1 <<'PY'
+import os
+import sys
+
+sys.path.insert(0, sys.argv[1])
+import kunit_parser
+
+with open(sys.argv[2]) as f:
+    main = kunit_parser.parse_run_tests(f.read().splitlines())
+c = main.counts
+# fd 3: the caller's; kunit_parser prints its own report on stdout.
+with os.fdopen(3, "w") as out:
+    print(f"passed {c.passed} failed {c.failed} skipped {c.skipped} crashed {c.crashed} errors {c.errors}", file=out)
+    for t in main.subtests:
+        print(f"{t.status.name} {t.name}", file=out)
+        for line in t.log:
+            print(f"  {line}", file=out)
+PY
+}
+
+# ktap_check FILE PASSED FAILED SKIPPED: kunit_parser.py reads FILE
+# without a complaint and counts these results.
+ktap_check() {
+	local file=$1 want="passed $2 failed $3 skipped $4 crashed 0 errors 0" got
+	got=$(ktap_results "$file") || die "kunit_parser.py failed on $file: $(tail -n 3 "$file.kunit.log")"
+	got=$(head -n 1 <<<"$got")
+	[ "$got" = "$want" ] ||
+		die "kunit_parser.py reads $file as '$got', not '$want' (its report: $file.kunit.log)"
+}
+
+# kcidb_check FILE TESTS PASS FAIL ERROR: FILE is KCIDB I/O data of
+# kcidb-io's newest schema, valid by its validator, with two checkouts,
+# a build of each, and TESTS tests of the second build, whose statuses
+# are PASS, FAIL and ERROR as counted. The ids each object names must be
+# in the data: the schema does not check that.
+kcidb_check() {
+	local file=$1 want="checkouts 2 builds 2 tests $2 PASS $3 FAIL $4 ERROR $5" got
+	got=$("$KCIDB_PYTHON" - "$file" 2>&1 <<'PY'
+import collections
+import json
+import sys
+
+import jsonschema
+import kcidb_io
+
+data = json.load(open(sys.argv[1]))
+latest = kcidb_io.schema.LATEST
+version = (data["version"]["major"], data["version"].get("minor"))
+if version != (latest.major, latest.minor):
+    sys.exit(f"schema version {version}, not kcidb-io's newest {(latest.major, latest.minor)}")
+try:
+    latest.validate_exactly(data)
+except jsonschema.exceptions.ValidationError as e:
+    sys.exit(f"invalid at {'/'.join(map(str, e.absolute_path))}: {e.message}")
+checkouts = {o["id"] for o in data["checkouts"]}
+builds = {o["id"]: o["checkout_id"] for o in data["builds"]}
+for b, c in builds.items():
+    if c not in checkouts:
+        sys.exit(f"build {b} is of checkout {c}, which the data does not hold")
+tested = {t["build_id"] for t in data["tests"]}
+if tested != {data["builds"][1]["id"]}:
+    sys.exit(f"the tests are of builds {sorted(tested)}, not of the changed kernel's alone")
+status = collections.Counter(t["status"] for t in data["tests"])
+print(
+    f"checkouts {len(checkouts)} builds {len(builds)} tests {len(data['tests'])}",
+    " ".join(f"{s} {status[s]}" for s in ("PASS", "FAIL", "ERROR")),
+)
+PY
+	) || die "$file is not valid KCIDB data: $got"
+	[ "$got" = "$want" ] || die "$file holds '$got', not '$want'"
+}
+
+# ci_formats_check_report DIR: DIR's report.ktap and kcidb.json hold
+# report.json's results: a test per run, failed where the run differs,
+# skipped (KTAP) or ERROR (KCIDB) where it could not test, passed
+# otherwise.
+ci_formats_check_report() {
+	local dir=$1 counts total differ error
+	counts=$(jq -r '"\(.runs_total) \(.runs_differing) \(.runs_could_not_test)"' "$dir/report.json") ||
+		die "cannot read the counts of $dir/report.json"
+	read -r total differ error <<<"$counts"
+	ktap_check "$dir/report.ktap" $((total - differ - error)) "$differ" "$error"
+	kcidb_check "$dir/kcidb.json" "$total" $((total - differ - error)) "$differ" "$error"
+	info "report.ktap (kunit_parser.py) and kcidb.json (kcidb-io $KCIDB_IO_VERSION): $total tests, $differ failed, $error could not test"
+}
