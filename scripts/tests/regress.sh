@@ -7,7 +7,9 @@
 #   1. no change (the baseline compared with itself): exit 0, every run
 #      equal, none lossy; each random-workload capture, tracepoints drawn
 #      with a real tracepoint's id, agrees field by field with the
-#      workload's own log (antinomie-e2e compare);
+#      workload's own log (antinomie-e2e compare); report.ktap, read by
+#      the pinned tree's kunit_parser.py, and kcidb.json, valid by
+#      kcidb-io, pass every run;
 #   2. a deliberate one-line change to perf_copy_attr()
 #      (scripts/tests/regression/perf-copy-attr-ver0.patch, never shipped):
 #      exit 1; the differing runs are the two workloads' only, each
@@ -21,7 +23,8 @@
 #        exactly one cause, the first call whose outcome that thread's log
 #        shows changed, and every later difference of the thread as its
 #        consequence (antinomie-e2e cause-check);
-#      summary.txt, report.json and junit.xml say the same;
+#      summary.txt, report.json and junit.xml say the same, and so do
+#      report.ktap (kunit_parser.py) and kcidb.json (kcidb-io);
 #   3. a patch that does not apply: exit 125, the error naming the file
 #      and the hunk;
 #   4. the cheapest real change of scripts/tests/regression/changes/
@@ -40,6 +43,8 @@
 #                     scripts/regress.sh --contexts)
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../guest-lib.sh"
+. "$(dirname "$0")/../kernel-lib.sh"
+. "$(dirname "$0")/../ci-formats-lib.sh"
 
 seed=20261130 contexts=all
 while [ $# -gt 0 ]; do
@@ -58,6 +63,7 @@ bins=${CARGO_TARGET_DIR:-$ANTINOMIE_ROOT/target}/x86_64-unknown-linux-gnu/releas
 for b in reader antinomie-workload antinomie-e2e antinomie-context; do
 	[ -x "$bins/$b" ] || die "$bins/$b is missing (run qemu/build-initramfs.sh)"
 done
+ci_formats_setup
 regress=$ANTINOMIE_ROOT/scripts/regress.sh
 patch=$ANTINOMIE_ROOT/scripts/tests/regression/perf-copy-attr-ver0.patch
 t=$ANTINOMIE_CACHE/regress-test
@@ -108,6 +114,7 @@ for ctx in $(random_contexts "$t/same"); do
 		{ tail -n 20 "$run/compare.txt" >&2; die "[1] the capture of random as $ctx differs from the workload's log"; }
 	info "random as $ctx: $(tail -n 1 "$run/compare.txt")"
 done
+ci_formats_check_report "$t/same"
 
 # outcome WORKLOAD CONTEXT: the outcome the report $r gives that run.
 outcome() {
@@ -151,6 +158,7 @@ differ=$(jq '.runs_differing' "$r")
 failures=$(grep -c '<failure ' "$t/changed/junit.xml" || true)
 [ "$failures" = "$differ" ] || die "[2] junit.xml has $failures failures, report.json $differ differing runs"
 grep -q '^regress: CHANGED (exit 1)' "$t/changed/summary.txt" || die "[2] summary.txt does not open with the result"
+ci_formats_check_report "$t/changed"
 
 stage "[3] a patch that does not apply"
 sed 's/^ \tif (!size)$/ \tif (!size_that_is_not_there)/' "$patch" >"$t/stale.patch"
