@@ -221,22 +221,26 @@ fn attach(dir: &Path, pids: &[(u32, &str)]) -> Output {
     reader_without_device(&attach_proc(dir, pids))
 }
 
+/// `reader -p` refused the attach before touching anything: exit 2, an
+/// error saying `why`, and no cgroup made under any of `cgroups`.
+fn assert_attach_refused(out: &Output, why: &str, dir: &Path, cgroups: &[&str]) {
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(out));
+    assert!(stderr(out).contains(why), "{}", stderr(out));
+    for c in cgroups {
+        assert_eq!(
+            std::fs::read_dir(dir.join("cg").join(c)).unwrap().count(),
+            0,
+            "a cgroup was left under {c}"
+        );
+    }
+}
+
 #[test]
 fn attaching_to_no_process_moves_nothing() {
     let dir = scratch("attach-none");
     // Pids are below pid_max (at most 2^22): this one names no process.
     let out = attach(&dir, &[(4_194_305, "/work")]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("no process 4194305 to attach to"),
-        "{}",
-        stderr(&out)
-    );
-    assert_eq!(
-        std::fs::read_dir(dir.join("cg/work")).unwrap().count(),
-        0,
-        "a cgroup was made"
-    );
+    assert_attach_refused(&out, "no process 4194305 to attach to", &dir, &["work"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -247,19 +251,7 @@ fn attaching_follows_one_cgroup() {
     let mut b = Command::new("sleep").arg("30").spawn().unwrap();
     let out = attach(&dir, &[(a.id(), "/one"), (b.id(), "/two")]);
     let _ = (a.kill(), b.kill(), a.wait(), b.wait());
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("in different cgroups"),
-        "{}",
-        stderr(&out)
-    );
-    for c in ["one", "two"] {
-        assert_eq!(
-            std::fs::read_dir(dir.join("cg").join(c)).unwrap().count(),
-            0,
-            "a cgroup was made"
-        );
-    }
+    assert_attach_refused(&out, "in different cgroups", &dir, &["one", "two"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -270,17 +262,7 @@ fn attaching_where_no_process_can_move_leaves_nothing() {
     // A plain directory: the cgroup made below it has no cgroup.procs.
     let out = attach(&dir, &[(a.id(), "/work")]);
     let _ = (a.kill(), a.wait());
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("is not a cgroup v2 directory"),
-        "{}",
-        stderr(&out)
-    );
-    assert_eq!(
-        std::fs::read_dir(dir.join("cg/work")).unwrap().count(),
-        0,
-        "the cgroup made stays"
-    );
+    assert_attach_refused(&out, "is not a cgroup v2 directory", &dir, &["work"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -301,17 +283,7 @@ fn attaching_to_a_kernel_thread_is_refused() {
     .unwrap();
     let out = reader_without_device(&args);
     let _ = (a.kill(), a.wait());
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("is a kernel thread"),
-        "{}",
-        stderr(&out)
-    );
-    assert_eq!(
-        std::fs::read_dir(dir.join("cg/work")).unwrap().count(),
-        0,
-        "a cgroup was made"
-    );
+    assert_attach_refused(&out, "is a kernel thread", &dir, &["work"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
