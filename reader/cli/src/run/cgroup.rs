@@ -122,14 +122,10 @@ impl WorkCgroup {
             let path = proc.join("self").join(name);
             fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))
         };
-        let Some(mount) = cgroup2_mount(&read("mountinfo")?) else {
-            bail!(
-                "no cgroup v2 hierarchy is mounted ({} has no cgroup2 line): `reader -- COMMAND` \
-                 runs COMMAND in a cgroup of its own; mount cgroup2 first \
-                 (`mount -t cgroup2 none /sys/fs/cgroup`)",
-                proc.join("self/mountinfo").display()
-            );
-        };
+        let mount = mounted(
+            proc,
+            "`reader -- COMMAND` runs COMMAND in a cgroup of its own",
+        )?;
         let own = read("cgroup")?;
         let Some(home) = unified_path(&own).and_then(|p| dir_under(&mount, p)) else {
             bail!(
@@ -157,18 +153,7 @@ impl WorkCgroup {
     /// one), for `-p`: moved there, they keep their cgroup's limits, which
     /// apply to its whole subtree, and go back to it at the end.
     pub(crate) fn below_cgroup_of(proc: &Path, pids: &[u32]) -> Result<Self> {
-        let mountinfo = proc.join("self/mountinfo");
-        let mount = fs::read_to_string(&mountinfo)
-            .with_context(|| format!("reading {}", mountinfo.display()))
-            .map(|m| cgroup2_mount(&m))?
-            .with_context(|| {
-                format!(
-                    "no cgroup v2 hierarchy is mounted ({} has no cgroup2 line): -p moves the \
-                     process into a cgroup of its own; mount cgroup2 first \
-                     (`mount -t cgroup2 none /sys/fs/cgroup`)",
-                    mountinfo.display()
-                )
-            })?;
+        let mount = mounted(proc, "-p moves the process into a cgroup of its own")?;
         let mut home: Option<(u32, String)> = None;
         for &pid in pids {
             let path = proc.join(pid.to_string()).join("cgroup");
@@ -238,6 +223,21 @@ impl WorkCgroup {
                 )
             })
     }
+}
+
+/// The cgroup2 mount that `proc` (procfs) names in `self/mountinfo`, or
+/// an error that says `why` the reader needs one and how to mount it.
+fn mounted(proc: &Path, why: &str) -> Result<Mount> {
+    let path = proc.join("self/mountinfo");
+    let mountinfo =
+        fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    cgroup2_mount(&mountinfo).with_context(|| {
+        format!(
+            "no cgroup v2 hierarchy is mounted ({} has no cgroup2 line): {why}; mount cgroup2 \
+             first (`mount -t cgroup2 none /sys/fs/cgroup`)",
+            path.display()
+        )
+    })
 }
 
 fn open_procs(dir: &Path) -> Result<File> {
