@@ -5,13 +5,12 @@
 //! into a cgroup made below their own (`WorkCgroup::below_cgroup_of`),
 //! whose limits still apply to them there, and what they start from then
 //! on is born in it. Processes they started before are not captured. The
-//! run ends when every one of them has exited, or on SIGINT, SIGTERM or
-//! SIGHUP (the reader detaches); they and whatever they started meanwhile
+//! run ends when every one of them has exited, or on SIGINT, SIGTERM,
+//! SIGHUP or SIGQUIT (the reader detaches); they and whatever they started meanwhile
 //! then move back to their cgroup, and the one made for them goes.
 
 use std::cell::Cell;
-use std::fs::File;
-use std::os::fd::{AsFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::rc::Rc;
 
 use anyhow::{bail, Context, Result};
@@ -70,10 +69,7 @@ pub(crate) fn attach(
     let ready = args.ready_fd.map(process::ready_notifier).transpose()?;
     let cgroup = Rc::new(WorkCgroup::below_cgroup_of(&args.proc, &args.attach)?);
     let mut dev = Device::open(&args.device)?;
-    let dir = File::open(cgroup.dir())
-        .with_context(|| format!("opening the cgroup {}", cgroup.dir().display()))?;
-    dev.set_scope(dir.as_fd())
-        .with_context(|| format!("limiting capture to the cgroup {}", cgroup.dir().display()))?;
+    cgroup.limit_capture(&mut dev)?;
     lossless_unless_lossy(&mut dev, args)?;
     dev.enable()?;
     let failed = Rc::new(Cell::new(None));

@@ -12,10 +12,13 @@
 use std::collections::BTreeSet;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
+use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use rustix::process::Pid;
+
+use antinomie_reader::device::Device;
 
 /// A cgroup2 mount, from a line of `/proc/PID/mountinfo`.
 #[derive(Debug, PartialEq, Eq)]
@@ -210,6 +213,14 @@ impl WorkCgroup {
     /// The directory.
     pub(crate) fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// Limits `dev`'s capture to the cgroup and below it.
+    pub(crate) fn limit_capture(&self, dev: &mut Device) -> Result<()> {
+        let dir = File::open(&self.dir)
+            .with_context(|| format!("opening the cgroup {}", self.dir.display()))?;
+        dev.set_scope(dir.as_fd())
+            .with_context(|| format!("limiting capture to the cgroup {}", self.dir.display()))
     }
 
     /// Moves process `pid` (with all its threads) into the cgroup.

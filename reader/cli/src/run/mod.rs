@@ -34,8 +34,6 @@ mod cgroup;
 mod child;
 
 use std::cell::Cell;
-use std::fs::File;
-use std::os::fd::AsFd;
 use std::rc::Rc;
 
 use anyhow::{Context, Result};
@@ -83,10 +81,7 @@ pub(crate) fn run(args: &LiveArgs, common: &CommonArgs, filter: Option<Filter>) 
     let forwarding = Forwarding::start(child.pid())?;
     let pid = child.pid();
     cgroup.add(pid)?;
-    let dir = File::open(cgroup.dir())
-        .with_context(|| format!("opening the cgroup {}", cgroup.dir().display()))?;
-    dev.set_scope(dir.as_fd())
-        .with_context(|| format!("limiting capture to the cgroup {}", cgroup.dir().display()))?;
+    cgroup.limit_capture(&mut dev)?;
     tracing::info!(
         "COMMAND is pid {pid}, in the cgroup {}",
         cgroup.dir().display()
