@@ -26,6 +26,8 @@ file_is_static /bin/busybox || die "/bin/busybox is dynamically linked (install 
 
 mkdir -p "$(dirname "$img")"
 img=$(cd "$(dirname "$img")" && pwd)/$(basename "$img")
+# The root is rebuilt from nothing: one command at a time per image.
+hold_lock "image-$(printf '%s' "$img" | sha256sum | cut -c1-12)" "the guest image $img"
 root=$img.root
 rm -rf "$root"
 mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,etc,root,scenarios}

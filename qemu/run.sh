@@ -144,8 +144,11 @@ if [ $interactive -eq 1 ]; then
 	exec "${qemu[@]}" -serial mon:stdio -append "$cmdline"
 fi
 
-stage "booting scenario '$scenario' ($accel, -smp 4, timeout ${timeout_s}s)"
 mkdir -p "$(dirname "$log")"
+log=$(cd "$(dirname "$log")" && pwd)/$(basename "$log")
+# The run is judged on its log: one guest at a time writes it.
+hold_lock "console-$(printf '%s' "$log" | sha256sum | cut -c1-12)" "the console log $log"
+stage "booting scenario '$scenario' ($accel, -smp 4, timeout ${timeout_s}s)"
 rc=0
 t0=$(date +%s)
 if [ $quiet -eq 1 ]; then

@@ -48,6 +48,9 @@ frags=$(sed -n "s/^$variant:[[:space:]]*//p" "$ANTINOMIE_ROOT/kconfig/variants")
 [ -n "$frags" ] || die "unknown kernel variant '$variant' (see kconfig/variants)"
 
 need_cmd make gcc ccache flex bison bc perl
+# Held to the end: the build tree (with a test patch in it while this
+# builds), the build directory and the link are this build's alone.
+hold_kernel_build_lock
 resolve_source
 ensure_base_git
 if [ -n "${ANTINOMIE_TREE:-}" ]; then

@@ -24,12 +24,15 @@ ci_formats_setup() {
 	KUNIT_DIR=$SRC_DIR/tools/testing/kunit
 	[ -f "$KUNIT_DIR/kunit_parser.py" ] || die "no kunit_parser.py in $KUNIT_DIR (is $SRC_DIR the pinned tree?)"
 	KCIDB_PYTHON=$venv/bin/python
-	"$KCIDB_PYTHON" -c 'import kcidb_io' 2>/dev/null && return 0
-	stage "installing kcidb-io $KCIDB_IO_VERSION into $venv"
-	rm -rf "$venv"
-	python3 -m venv "$venv" || die "python3 -m venv $venv failed (Debian's python3 needs python3-venv)"
-	"$venv/bin/pip" install -q --disable-pip-version-check "kcidb-io==$KCIDB_IO_VERSION" >"$venv/pip.log" 2>&1 ||
-		die "pip install kcidb-io==$KCIDB_IO_VERSION failed: $(tail -n 3 "$venv/pip.log")"
+	hold_lock venv-kcidb-io "the kcidb-io venv"
+	if ! "$KCIDB_PYTHON" -c 'import kcidb_io' 2>/dev/null; then
+		stage "installing kcidb-io $KCIDB_IO_VERSION into $venv"
+		rm -rf "$venv"
+		python3 -m venv "$venv" || die "python3 -m venv $venv failed (Debian's python3 needs python3-venv)"
+		"$venv/bin/pip" install -q --disable-pip-version-check "kcidb-io==$KCIDB_IO_VERSION" >"$venv/pip.log" 2>&1 ||
+			die "pip install kcidb-io==$KCIDB_IO_VERSION failed: $(tail -n 3 "$venv/pip.log")"
+	fi
+	release_lock venv-kcidb-io
 }
 
 # ktap_results FILE: FILE read by kunit_parser.py. The counts on the first

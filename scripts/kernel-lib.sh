@@ -221,7 +221,10 @@ series_stamp() {
 
 # sync_build_tree: the build worktree holds exactly base + series. Files the
 # series does not touch keep their mtimes, so rebuilds stay incremental.
+# The caller holds the kernel build lock from here on: another command
+# would otherwise reset the tree under its build.
 sync_build_tree() {
+	hold_kernel_build_lock
 	BUILD_TREE=$ANTINOMIE_CACHE/pin/$SRC_KEY/build
 	ensure_worktree "$BUILD_TREE" antinomie-build
 	local want have=

@@ -103,10 +103,55 @@ apt_source_download() {
 
 # Paths of the cache.
 dl_dir() { echo "$ANTINOMIE_CACHE/dl"; }
-base_git() { echo "$ANTINOMIE_CACHE/git/linux-$KERNEL_VERSION.git"; }
-build_tree() { echo "$ANTINOMIE_CACHE/trees/build"; }
-edit_tree() { echo "${ANTINOMIE_EDIT_TREE:-$ANTINOMIE_CACHE/trees/edit}"; }
-out_dir() { echo "$ANTINOMIE_CACHE/out/$1"; }
+
+# Two commands may share one cache (the demo in one terminal, a regression
+# run in another): what they would both write is taken under a lock.
+# ANTINOMIE_LOCKS_HELD, exported, names the locks this process tree holds,
+# so that a holder's children (regress.sh's build-kernel.sh) go straight on
+# instead of waiting for their own parent.
+declare -gA ANTINOMIE_LOCK_FDS=()
+
+# hold_lock NAME WHAT: hold $ANTINOMIE_CACHE/locks/NAME until this script
+# exits or calls release_lock NAME (flock(1) on a file; the kernel drops
+# it with the last open descriptor, however the holder ends). When another
+# command holds it, say which and since when, wait, and say how long.
+hold_lock() {
+	local name=$1 what=$2 file fd t0
+	case " ${ANTINOMIE_LOCKS_HELD:-} " in *" $name "*) return 0 ;; esac
+	need_cmd flock
+	mkdir -p "$ANTINOMIE_CACHE/locks"
+	file=$ANTINOMIE_CACHE/locks/$name
+	exec {fd}>>"$file"
+	if ! flock -n "$fd"; then
+		info "waiting for $what: held by $(cat "$file" 2>/dev/null || echo 'another command')"
+		t0=$(date +%s)
+		flock "$fd"
+		info "got $what after $(fmt_secs $(($(date +%s) - t0)))"
+	fi
+	# The holder, for the next command that has to wait.
+	printf 'pid %s (%s), since %s\n' "$$" "$(tr '\0' ' ' </proc/$$/cmdline | sed 's/ $//')" \
+		"$(date '+%F %T')" >"$file"
+	ANTINOMIE_LOCK_FDS[$name]=$fd
+	ANTINOMIE_LOCKS_HELD="${ANTINOMIE_LOCKS_HELD:-} $name"
+	export ANTINOMIE_LOCKS_HELD
+}
+
+# release_lock NAME: give back a lock that hold_lock took in this script.
+release_lock() {
+	local fd=${ANTINOMIE_LOCK_FDS[$1]:-}
+	[ -n "$fd" ] || return 0
+	exec {fd}>&-
+	unset 'ANTINOMIE_LOCK_FDS[$1]'
+	ANTINOMIE_LOCKS_HELD=$(tr ' ' '\n' <<<"$ANTINOMIE_LOCKS_HELD" | grep -vx -e "$1" -e '' | paste -sd' ' -) || true
+	export ANTINOMIE_LOCKS_HELD
+}
+
+# The kernel build tree, the build directories and the selftests' build:
+# every script that writes them holds this.
+KERNEL_BUILD_LOCK=kernel-build
+hold_kernel_build_lock() {
+	hold_lock "$KERNEL_BUILD_LOCK" "the kernel build tree"
+}
 
 # The base commit is made with a fixed identity and date, so its id only
 # depends on the source it holds.

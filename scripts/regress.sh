@@ -232,6 +232,10 @@ cut -d' ' -f1,2 "$work/entries" >"$work/runs"
 [ -s "$work/runs" ] || die "the corpus has no run in the contexts $contexts"
 info "$(wc -l <"$work/runs") runs (workload x context): $(cut -d' ' -f1 "$work/runs" | uniq -c | awk '{printf "%s%s x %s", sep, $2, $1; sep=", "}')"
 
+# The selftests and both kernels are built in the cache's one build tree;
+# another command building there (the demo, a second regression run) waits
+# until both kernels are built, or this run waits for it, saying so.
+hold_kernel_build_lock
 stage "the kernel's perf_events selftests (static, for the image)"
 "$ANTINOMIE_ROOT/scripts/build-selftests.sh" >"$out/build-selftests.log" 2>&1 </dev/null ||
 	die "building the selftests failed (see $out/build-selftests.log)"
@@ -278,7 +282,9 @@ if [ -n "$bundle" ]; then
 fi
 
 # build LABEL [ENV...]: scripts/build-kernel.sh normal with ENV, its output
-# in $out/build-LABEL.log; the bzImage's path in $built.
+# in $out/build-LABEL.log; the bzImage's path in $built, and a copy of it
+# in $work/bzImage-LABEL, which the boots use: the next build in the same
+# directory (another run's --config) cannot change it.
 build() {
 	local label=$1 log=$out/build-$1.log rc=0
 	shift
@@ -289,6 +295,7 @@ build() {
 	fi
 	built=$(tail -n 1 "$log")
 	[ -f "$built" ] || die "building the $label kernel gave no bzImage (see $log)"
+	cp "$built" "$work/bzImage-$label" || die "cannot copy $built"
 }
 stage "building the baseline kernel (pin + series, normal variant)"
 build baseline
@@ -311,12 +318,15 @@ if [ ${#changed_env[@]} -gt 0 ]; then
 else
 	stage "no --patch, no --config: the changed kernel is the baseline (compared with itself)"
 	kernel_b=$kernel_a
+	cp "$work/bzImage-baseline" "$work/bzImage-changed"
 fi
+release_lock "$KERNEL_BUILD_LOCK"
 
-# run_corpus LABEL KERNEL ENTRIES: one boot of KERNEL running every run of
-# ENTRIES (the corpus scenario), results in $out/runs/LABEL.
+# run_corpus LABEL KERNEL ENTRIES: one boot of the KERNEL (baseline or
+# changed) running every run of ENTRIES (the corpus scenario), results in
+# $out/runs/LABEL.
 run_corpus() {
-	local label=$1 kernel=$2 entries=$3 extra=$work/extra-$1
+	local label=$1 kernel=$work/bzImage-$2 entries=$3 extra=$work/extra-$1
 	mkdir -p "$out/runs/$label"
 	corpus_files "$extra" "$entries"
 	stage "guest image for the $label run ($(wc -l <"$entries") runs)"
@@ -333,11 +343,11 @@ run_corpus() {
 rerun_differing() {
 	awk 'NR == FNR { differing[$1 " " $2] = 1; next } ($1 " " $2) in differing' \
 		"$work/differing" "$work/entries" >"$work/entries-rerun"
-	run_corpus baseline-rerun "$kernel_a" "$work/entries-rerun"
-	run_corpus changed-rerun "$kernel_b" "$work/entries-rerun"
+	run_corpus baseline-rerun baseline "$work/entries-rerun"
+	run_corpus changed-rerun changed "$work/entries-rerun"
 }
 
-run_corpus baseline "$kernel_a" "$work/entries"
-run_corpus changed "$kernel_b" "$work/entries"
+run_corpus baseline baseline "$work/entries"
+run_corpus changed changed "$work/entries"
 compare_report "$out/runs/baseline" "$out/runs/changed" - - \
 	"$baseline_desc" "$kernel_a" "$changed_desc" "$kernel_b"

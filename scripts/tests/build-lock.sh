@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Two kernel builds on one cache at once, as a user makes them running
+# scripts/demo.sh in one terminal while scripts/regress.sh builds a changed
+# kernel in another. The changed kernel (KERNEL_TEST_PATCH: its change is
+# applied in the shared build tree while it builds) starts first; the
+# plain normal kernel starts once the change is applied. Both must
+# succeed; the second must wait for the first and say so, naming it; the
+# changed kernel's kernel/events/core.o must hold the change and the
+# normal one's be what it was before; the build tree must be left exactly
+# at the series, and neither build may have had to take the change out of
+# a tree that someone else had already reset.
+# Needs the normal kernel (the test command builds it first).
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../kernel-lib.sh"
+
+change=$ANTINOMIE_ROOT/scripts/tests/regression/perf-copy-attr-ver0.patch
+normal=$ANTINOMIE_CACHE/kernels/normal
+changed=$ANTINOMIE_CACHE/kernels/normal+$(basename "$change" .patch)
+[ -f "$normal/kernel/events/core.o" ] || die "no normal kernel in $normal (run scripts/build-kernel.sh normal)"
+before=$(sha256sum <"$normal/kernel/events/core.o")
+
+tmp=$(mktemp -d)
+first=0
+trap 'kill "$first" 2>/dev/null; wait; rm -rf "$tmp"' EXIT
+
+stage "the changed kernel ($(basename "$change")), in the background"
+KERNEL_TEST_PATCH=$change "$ANTINOMIE_ROOT/scripts/build-kernel.sh" normal >"$tmp/changed.log" 2>&1 </dev/null &
+first=$!
+for _ in $(seq 600); do
+	grep -q 'applying test patch' "$tmp/changed.log" && break
+	kill -0 "$first" 2>/dev/null || break
+	sleep 0.2
+done
+grep -q 'applying test patch' "$tmp/changed.log" ||
+	{ tail -n 5 "$tmp/changed.log" >&2; die "the changed kernel's build never applied its change"; }
+
+stage "the normal kernel, while the change is in the build tree"
+rc=0
+"$ANTINOMIE_ROOT/scripts/build-kernel.sh" normal >"$tmp/normal.log" 2>&1 </dev/null || rc=$?
+first_rc=0
+wait "$first" || first_rc=$?
+first=0
+[ "$first_rc" -eq 0 ] || { tail -n 5 "$tmp/changed.log" >&2; die "the changed kernel's build failed (exit $first_rc)"; }
+[ "$rc" -eq 0 ] || { tail -n 5 "$tmp/normal.log" >&2; die "the normal kernel's build failed (exit $rc)"; }
+wait_line=$(grep -m1 'waiting for' "$tmp/normal.log") ||
+	{ sed 's/^/  | /' "$tmp/normal.log" >&2; die "the normal kernel's build did not say that it waited for the changed one"; }
+[[ "$wait_line" == *"build-kernel"* ]] || die "the wait does not name the holder: $wait_line"
+info "the normal build said: ${wait_line#"${wait_line%%[! ]*}"}"
+! grep -h 'could not take' "$tmp/changed.log" "$tmp/normal.log" >&2 ||
+	die "a build could not take its change out of the build tree (above)"
+
+stage "each kernel holds what it was built from"
+cmp -s "$normal/kernel/events/core.o" "$changed/kernel/events/core.o" &&
+	die "the changed kernel's core.o is the normal one's: the change was lost from the build tree"
+[ "$(sha256sum <"$normal/kernel/events/core.o")" = "$before" ] ||
+	die "the normal kernel's core.o changed: it was built with the other build's change"
+resolve_source >/dev/null
+left=$(git -C "$ANTINOMIE_CACHE/pin/$SRC_KEY/build" status --porcelain --untracked-files=no)
+[ -z "$left" ] || die "the build tree is left with changes: $(head -n 3 <<<"$left" | paste -sd' ' -)"
+info "both built; the build tree is at the series"
