@@ -6,6 +6,15 @@ set -euo pipefail
 
 ANTINOMIE_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
+# The scripts name every git tree they use (git -C DIR). Run by git itself
+# (`git bisect run` in a worktree exports GIT_DIR), they must not let its
+# repository stand in for theirs: `git -C BUILD_TREE reset --hard` would
+# move the bisected tree's HEAD.
+if command -v git >/dev/null; then
+	# shellcheck disable=SC2046 # one variable name per word
+	unset $(git rev-parse --local-env-vars)
+fi
+
 # The pin (docs/design.md: the pinned kernel and its source).
 # kernel-patch/BASE repeats it for humans.
 KERNEL_VERSION=6.12.94
