@@ -9,15 +9,20 @@
 # call by call (reader diff) and its own verdicts (exit status and its
 # stdout lines that start with "verdict: "). Every difference is confirmed
 # by running that workload x context again on both kernels; one the rerun
-# does not show is dropped as not reproducible (and counted). No --patch
-# and no --config compares the baseline with itself.
+# does not show is dropped as not reproducible (and counted). No --patch,
+# no --tree and no --config compares the baseline with itself.
 #
-# usage: scripts/regress.sh [--patch FILE]... [--config FRAGMENT]
+# usage: scripts/regress.sh [--patch FILE... | --tree DIR] [--config FRAGMENT]
 #            [--corpus LIST]... [--contexts LIST] [--seed S] [--out DIR]
 #            [--timeout S]
 #   --patch FILE       a kernel change (git diff or git format-patch form),
 #                      applied on top of the series; repeat for several,
 #                      applied in the order given
+#   --tree DIR         the changed kernel is the kernel tree DIR as it is
+#                      (the pinned release with the series and the changes,
+#                      e.g. a branch of scripts/kernel-tree.sh's tree: what
+#                      `git bisect run` checks out), built in a directory
+#                      of its own
 #   --config FRAGMENT  kconfig lines merged last into the changed kernel's
 #                      configuration (every option must stick)
 #   --corpus LIST      a corpus list (default: every qemu/corpus/*.list);
@@ -58,12 +63,14 @@
 # the kernel build logs. Format: docs/design.md, "Regression testing".
 # Exit status: 0 no behaviour change, 1 changed, 125 could not test (a
 # build, a boot or a capture failed, a capture lost records, a context
-# could not be set up), so that `git bisect run` can drive it.
+# could not be set up), so that `git bisect run` can drive it:
+#   cd TREE && git bisect start BAD GOOD &&
+#   git bisect run ANTINOMIE/scripts/regress.sh --tree . --corpus LIST ...
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/guest-lib.sh"
 failures_cannot_test
 
-patches=() config="" corpora=() contexts=all seed=20261130 out=./antinomie-regress entry_timeout=600
+patches=() tree="" config="" corpora=() contexts=all seed=20261130 out=./antinomie-regress entry_timeout=600
 bundle="" compare=() rerun_results=()
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -78,6 +85,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--bundle) bundle=$2 ;;
 	--patch) patches+=("$2") ;;
+	--tree) tree=$2 ;;
 	--config) config=$2 ;;
 	--corpus) corpora+=("$2") ;;
 	--contexts) contexts=$2 ;;
@@ -90,12 +98,12 @@ while [ $# -gt 0 ]; do
 done
 need_cmd python3 jq
 if [ -n "$bundle" ]; then
-	{ [ ${#compare[@]} -eq 0 ] && [ ${#patches[@]} -eq 0 ] && [ -z "$config" ]; } ||
-		die "--bundle builds no kernel: it takes no --patch, --config or --compare"
+	{ [ ${#compare[@]} -eq 0 ] && [ ${#patches[@]} -eq 0 ] && [ -z "$tree$config" ]; } ||
+		die "--bundle builds no kernel: it takes no --patch, --tree, --config or --compare"
 fi
 if [ ${#compare[@]} -gt 0 ]; then
-	{ [ ${#patches[@]} -eq 0 ] && [ -z "$config" ] && [ ${#corpora[@]} -eq 0 ]; } ||
-		die "--compare reads two results: --patch, --config and --corpus do not apply"
+	{ [ ${#patches[@]} -eq 0 ] && [ -z "$tree$config" ] && [ ${#corpora[@]} -eq 0 ]; } ||
+		die "--compare reads two results: --patch, --tree, --config and --corpus do not apply"
 	for d in "${compare[@]}" "${rerun_results[@]}"; do
 		{ [ -f "$d/entries" ] && [ -f "$d/kernel" ] && [ -f "$d/corpus.json" ]; } ||
 			die "$d is not the results of run-corpus (no entries, kernel or corpus.json)"
@@ -116,6 +124,11 @@ fi
 for p in "${patches[@]}"; do
 	[ -f "$p" ] || die "--patch $p: no such file"
 done
+if [ -n "$tree" ]; then
+	[ ${#patches[@]} -eq 0 ] || die "--tree is the changed kernel as it is: commit the --patch files to it instead"
+	{ [ -f "$tree/Makefile" ] && [ -d "$tree/kernel/events" ]; } || die "--tree $tree: not a kernel source tree"
+	tree=$(cd "$tree" && pwd)
+fi
 [ -z "$config" ] || [ -f "$config" ] || die "--config $config: no such file"
 [[ "$seed" =~ ^[0-9]+$ ]] || die "--seed $seed: not a number"
 [[ "$entry_timeout" =~ ^[1-9][0-9]*$ ]] || die "--timeout $entry_timeout: not a number of seconds"
@@ -307,6 +320,11 @@ if [ ${#patches[@]} -gt 0 ]; then
 	changed_env+=("KERNEL_TEST_PATCH=$(IFS=: && echo "${abs[*]}")")
 	changed_desc+=" + ${patches[*]}"
 fi
+if [ -n "$tree" ]; then
+	changed_env+=("ANTINOMIE_TREE=$tree")
+	changed_desc="tree $tree at $(git -C "$tree" log -1 --format='%h ("%s")' 2>/dev/null || echo '(not a git tree)')"
+	[ -z "$(git -C "$tree" status --porcelain --untracked-files=no 2>/dev/null)" ] || changed_desc+=" with uncommitted changes"
+fi
 if [ -n "$config" ]; then
 	changed_env+=("KCONFIG_EXTRA=$(cd "$(dirname "$config")" && pwd)/$(basename "$config")")
 	changed_desc+=" + config $config"
@@ -316,7 +334,7 @@ if [ ${#changed_env[@]} -gt 0 ]; then
 	build changed "${changed_env[@]}"
 	kernel_b=$built
 else
-	stage "no --patch, no --config: the changed kernel is the baseline (compared with itself)"
+	stage "no --patch, no --tree, no --config: the changed kernel is the baseline (compared with itself)"
 	kernel_b=$kernel_a
 	cp "$work/bzImage-baseline" "$work/bzImage-changed"
 fi
