@@ -368,7 +368,7 @@ pub(crate) struct LiveArgs {
     pub(crate) print_nice: i32,
     /// Print only the calls that match EXPR (see `reader fields`), e.g.
     /// `syscall.errno == E2BIG && args.attr_uptr.size > 136`. Checked before
-    /// the device is opened; --output still saves every record.
+    /// the device is opened; `-w` still saves every record.
     #[arg(long, value_name = "EXPR", help_heading = FILTERING)]
     pub(crate) filter: Option<String>,
     /// The command to run and capture, after `--`: its arguments are taken
@@ -383,7 +383,7 @@ pub(crate) struct LiveArgs {
 pub(crate) enum Command {
     /// Decode a saved trace file, or golden ring images (one per CPU).
     Show {
-        /// A trace file from --output (`-`: standard input), or *.ring images.
+        /// A trace file from `-w` (`-`: standard input), or *.ring images.
         #[arg(required = true)]
         files: Vec<PathBuf>,
         /// Name a dynamic PMU type for ring images: NAME=TYPE (e.g. kprobe=6).
