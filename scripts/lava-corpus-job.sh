@@ -86,10 +86,12 @@ stage "tuxrun: the job on $(basename "$kernel") ($(file -b "$kernel" | grep -o '
 # expects none of the job's test definitions (they are not its own
 # --tests), so it exits 2 even when every test case passed; the results
 # file is what is read.
+# From $out: lava-run writes its output directory ("output") in the
+# current one.
 rc=0
-"$venv/bin/tuxrun" --runtime null --device qemu-lava --job-definition "file://$job/job.yaml" \
+(cd "$out" && exec "$venv/bin/tuxrun" --runtime null --device qemu-lava --job-definition "file://$job/job.yaml" \
 	--results "$out/lava-results.json" --log-file-text "$out/lava-log.txt" \
-	--log-file-yaml "$out/lava-log.yaml" >"$out/tuxrun.log" 2>&1 || rc=$?
+	--log-file-yaml "$out/lava-log.yaml") >"$out/tuxrun.log" 2>&1 || rc=$?
 [ -s "$out/lava-results.json" ] ||
 	die "tuxrun exited $rc and wrote no results: $(tail -n 5 "$out/tuxrun.log")"
 

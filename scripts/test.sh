@@ -147,6 +147,8 @@ step "run-in-guest: a dynamic program, a failing one, the perf_events selftests,
 	scripts/tests/run-in-guest.sh
 step "real machine: the kernel as a Debian package boots and captures; a machine's config as base; a static reader" \
 	scripts/tests/real-machine.sh
+step "LAVA: the corpus test definition run by tuxrun and lava-dispatcher; two jobs' artifacts compared" \
+	scripts/tests/lava.sh
 [ "$tier" != guest ] || finish
 
 step "regression testing: scripts/regress.sh on the normal kernel and a changed one" \
