@@ -29,7 +29,10 @@
 # shellcheck source=guest-lib.sh
 . "$(dirname "$0")/guest-lib.sh"
 failures_cannot_test
+# tuxrun and the tuxlava it renders the job's device dictionary with
+# (its qemu template and the qemu-lava device), pinned together.
 TUXRUN_VERSION=1.11.0
+TUXLAVA_VERSION=0.28.0
 
 kernel="" bundle="" out="" test_minutes=30
 while [ $# -gt 0 ]; do
@@ -51,12 +54,13 @@ done
 
 # lava-run and the qemu it starts; cpio and gzip for the root file system.
 apt_install_missing lava-dispatcher qemu-system-x86 cpio gzip python3-venv
-venv=$ANTINOMIE_CACHE/venv/tuxrun-$TUXRUN_VERSION
+venv=$ANTINOMIE_CACHE/venv/tuxrun-$TUXRUN_VERSION-tuxlava-$TUXLAVA_VERSION
 if ! "$venv/bin/tuxrun" --version >/dev/null 2>&1; then
-	stage "installing tuxrun $TUXRUN_VERSION into $venv"
+	stage "installing tuxrun $TUXRUN_VERSION (tuxlava $TUXLAVA_VERSION) into $venv"
 	rm -rf "$venv"
 	python3 -m venv "$venv" || die "python3 -m venv $venv failed"
-	"$venv/bin/pip" install -q --disable-pip-version-check "tuxrun==$TUXRUN_VERSION" >"$venv/pip.log" 2>&1 ||
+	"$venv/bin/pip" install -q --disable-pip-version-check "tuxrun==$TUXRUN_VERSION" "tuxlava==$TUXLAVA_VERSION" \
+		>"$venv/pip.log" 2>&1 ||
 		die "pip install tuxrun==$TUXRUN_VERSION failed: $(tail -n 3 "$venv/pip.log")"
 fi
 
