@@ -322,7 +322,7 @@ if [ ${#patches[@]} -gt 0 ]; then
 fi
 if [ -n "$tree" ]; then
 	changed_env+=("ANTINOMIE_TREE=$tree")
-	changed_desc="tree $tree at $(git -C "$tree" log -1 --format='%h ("%s")' 2>/dev/null || echo '(not a git tree)')"
+	changed_desc="tree $tree at $(git -C "$tree" log -1 --format='%h (%s)' 2>/dev/null || echo '(not a git tree)')"
 	[ -z "$(git -C "$tree" status --porcelain --untracked-files=no 2>/dev/null)" ] || changed_desc+=" with uncommitted changes"
 fi
 if [ -n "$config" ]; then
