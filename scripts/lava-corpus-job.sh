@@ -55,6 +55,7 @@ done
 # lava-run and the qemu it starts; cpio and gzip for the root file system.
 apt_install_missing lava-dispatcher qemu-system-x86 cpio gzip python3-venv
 venv=$ANTINOMIE_CACHE/venv/tuxrun-$TUXRUN_VERSION-tuxlava-$TUXLAVA_VERSION
+hold_lock venv-tuxrun "the tuxrun venv"
 if ! "$venv/bin/tuxrun" --version >/dev/null 2>&1; then
 	stage "installing tuxrun $TUXRUN_VERSION (tuxlava $TUXLAVA_VERSION) into $venv"
 	rm -rf "$venv"
@@ -63,6 +64,7 @@ if ! "$venv/bin/tuxrun" --version >/dev/null 2>&1; then
 		>"$venv/pip.log" 2>&1 ||
 		die "pip install tuxrun==$TUXRUN_VERSION failed: $(tail -n 3 "$venv/pip.log")"
 fi
+release_lock venv-tuxrun
 
 mkdir -p "$out/job"
 out=$(cd "$out" && pwd)
