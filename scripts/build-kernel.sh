@@ -14,8 +14,12 @@
 #                             under the variant's fragments (a test
 #                             machine's /boot/config-*: scripts/build-deb.sh);
 #                             its own directory and link, VARIANT+base
-#   ANTINOMIE_TREE=DIR   build DIR as it is (e.g. the edit tree, with
+#        ANTINOMIE_TREE=DIR   build DIR as it is (e.g. the edit tree, with
 #                             uncommitted edits) instead of base + series
+#        ANTINOMIE_BUILD_TREE_NAME=NAME   base + series in a tree of its
+#                             own (pin/KEY/NAME) and build directories of
+#                             its own: a build beside another in the
+#                             default tree, neither waiting (scripts/lib.sh)
 #        KERNEL_TEST_PATCH=FILE[:FILE...]   changes for a test, never
 #                             shipped (e.g. scripts/tests/regression/*.patch):
 #                             applied in order on top of the series only
@@ -60,6 +64,7 @@ else
 	sync_build_tree
 	tree=$BUILD_TREE
 	out=$ANTINOMIE_CACHE/out/$SRC_KEY-$variant
+	[ "$ANTINOMIE_BUILD_TREE_NAME" = build ] || out=$ANTINOMIE_CACHE/out/$SRC_KEY-$ANTINOMIE_BUILD_TREE_NAME-$variant
 fi
 link=$variant
 # A kernel with an extra fragment is not the variant: it has its own

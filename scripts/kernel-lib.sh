@@ -196,7 +196,13 @@ restore_note() {
 		inside && /^$/ { print; next }
 		inside { exit }
 		/^diff --git / { exit }' "$2")
-	[ -z "$note" ] || git -C "$1" notes add -f -m "$note" HEAD
+	[ -n "$note" ] || return 0
+	# Every worktree of base.git writes the one refs/notes/commits: two
+	# trees applying the series at once (the test command's background
+	# build) would fail to lock it.
+	hold_lock git-notes "the series' notes ref"
+	git -C "$1" notes add -f -m "$note" HEAD
+	release_lock git-notes
 }
 
 # load_series PATCHDIR: the series' patch files, in order, into the array
@@ -225,8 +231,8 @@ series_stamp() {
 # would otherwise reset the tree under its build.
 sync_build_tree() {
 	hold_kernel_build_lock
-	BUILD_TREE=$ANTINOMIE_CACHE/pin/$SRC_KEY/build
-	ensure_worktree "$BUILD_TREE" antinomie-build
+	BUILD_TREE=$ANTINOMIE_CACHE/pin/$SRC_KEY/$ANTINOMIE_BUILD_TREE_NAME
+	ensure_worktree "$BUILD_TREE" "antinomie-$ANTINOMIE_BUILD_TREE_NAME"
 	local want have=
 	want=$(series_stamp)
 	[ -f "$BUILD_TREE/.git-series-stamp" ] && have=$(cat "$BUILD_TREE/.git-series-stamp")

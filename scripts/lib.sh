@@ -156,10 +156,17 @@ release_lock() {
 }
 
 # The kernel build tree, the build directories and the selftests' build:
-# every script that writes them holds this.
-KERNEL_BUILD_LOCK=kernel-build
+# every script that writes them holds this. ANTINOMIE_BUILD_TREE_NAME=NAME
+# builds in a tree of its own, pin/KEY/NAME (default "build"), into build
+# directories of its own, under a lock of its own: a build that must not
+# wait for the default tree's (the test command builds the debug kernel
+# so while guests boot).
+ANTINOMIE_BUILD_TREE_NAME=${ANTINOMIE_BUILD_TREE_NAME:-build}
+[[ "$ANTINOMIE_BUILD_TREE_NAME" =~ ^[a-z0-9-]+$ ]] ||
+	die "ANTINOMIE_BUILD_TREE_NAME=$ANTINOMIE_BUILD_TREE_NAME: only a-z, 0-9 and -"
+KERNEL_BUILD_LOCK=kernel-$ANTINOMIE_BUILD_TREE_NAME
 hold_kernel_build_lock() {
-	hold_lock "$KERNEL_BUILD_LOCK" "the kernel build tree"
+	hold_lock "$KERNEL_BUILD_LOCK" "the kernel build tree '$ANTINOMIE_BUILD_TREE_NAME'"
 }
 
 # The base commit is made with a fixed identity and date, so its id only
