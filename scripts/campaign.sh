@@ -17,7 +17,7 @@
 #                            [--test-break outcome|accounting]
 #                            [--bpf-variant tp|raw] [--log FILE]
 #   --calls N    calls per pass (default 20000, the test command's size);
-#                the full campaign: --calls 1000000 (see README.md)
+#                the full campaign: --calls 1000000 (docs/design.md, "Tiers")
 #   --burst B    calls per thread between two device changes (default 1000)
 #   --timeout    guest timeout (default: 600 + N/40 s)
 #   --variant    kernel variant to boot (default: debug; build it first with
