@@ -124,3 +124,45 @@ fn one_exit_status_table() {
     updated.replace_range(open..close, &top);
     check_or_write(path, &updated);
 }
+
+/// README.md's sample of what the demo prints is made of lines of the
+/// guest's golden output, the ones it names ("lines 1, 22 and 19 of
+/// `reader/tests/data/guest/basic/expected.txt`"), as they are there.
+#[test]
+fn readme_sample_is_golden_output() {
+    let golden_path = "reader/tests/data/guest/basic/expected.txt";
+    let readme = std::fs::read_to_string(repo_file("README.md")).unwrap();
+    let at = readme
+        .find(golden_path)
+        .unwrap_or_else(|| panic!("README.md's sample names no lines of {golden_path}"));
+    let intro = &readme[readme[..at]
+        .rfind("lines ")
+        .expect("no `lines N, M` before the path")..at];
+    let numbers: Vec<usize> = intro
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|w| !w.is_empty())
+        .map(|w| w.parse().unwrap())
+        .collect();
+    let open = at
+        + readme[at..]
+            .find("```\n")
+            .expect("no sample block after the path")
+        + "```\n".len();
+    let close = open + readme[open..].find("```\n").unwrap();
+    let sample: Vec<&str> = readme[open..close].lines().collect();
+    let golden = std::fs::read_to_string(repo_file(golden_path)).unwrap();
+    let golden: Vec<&str> = golden.lines().collect();
+    assert_eq!(
+        sample.len(),
+        numbers.len(),
+        "README.md names lines {numbers:?} for {} sample lines",
+        sample.len()
+    );
+    for (line, n) in sample.iter().zip(&numbers) {
+        assert_eq!(
+            Some(line),
+            golden.get(n - 1),
+            "README.md's sample against line {n} of {golden_path}"
+        );
+    }
+}

@@ -15,7 +15,8 @@
 //!   kernel's final loss; `diff` of a lossy run exits 3 unless
 //!   `--allow-loss`.
 //! * `help`: every command's `--help` is docs/reader-cli.md, and ends
-//!   with the exit-status table of reader/README.md.
+//!   with the exit-status table of reader/README.md; README.md's sample
+//!   output is the golden output's lines it names.
 //! * `generate`: `reader --generate`'s man page and completion scripts
 //!   name what `--help` lists; the man page gives its help texts and its
 //!   exit-status table.
