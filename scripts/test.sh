@@ -52,7 +52,10 @@ background=$(mktemp -d /tmp/antinomie-background.XXXXXX)
 background_pid=""
 # shellcheck disable=SC2317 # the EXIT trap
 cleanup() {
-	[ -z "$background_pid" ] || kill -- -"$background_pid" 2>/dev/null || true
+	# A build still running (no exit status yet), with its make and compilers.
+	if [ -n "$background_pid" ] && [ -z "$(ls "$background"/*.rc 2>/dev/null)" ]; then
+		kill -- -"$background_pid" 2>/dev/null || true
+	fi
 	rm -rf "$step_log" "$step_log.rc" "$background"
 }
 trap cleanup EXIT
