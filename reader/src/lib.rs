@@ -23,7 +23,8 @@
 //! * [`record`]: validated views of one record's bytes (an ENTRY or EXIT
 //!   of a syscall without a row is rejected), and owned records.
 //! * [`ring`]: the consumer of one ring over live or image memory, and
-//!   [`ring::builder`], which builds ring images record by record.
+//!   `ring::builder`, which builds ring images record by record (with the
+//!   `test-util` feature, for tests and benchmarks).
 //! * [`call`]: [`call::Call`], a paired, decoded call, and its record keys
 //!   as its syscall's row makes them ([`call::call_fields`]).
 //! * [`pipeline`]: drain threads, the time merge, pairing, the summary.
@@ -37,16 +38,20 @@
 //! # Draining a ring image
 //!
 //! A ring image is the bytes of one CPU's ring as the device maps them
-//! (`reader dump-rings` writes them; [`ring::builder`] makes them). A
+//! (`reader dump-rings` writes them; `ring::builder` makes them, with the
+//! `test-util` feature, as these examples do). A
 //! [`ring::RingConsumer`] reads it exactly as it reads a live ring: one
 //! validated record at a time.
 //!
 //! ```
+//! # #[cfg(not(feature = "test-util"))]
+//! # fn main() {}
+//! # #[cfg(feature = "test-util")]
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! use antinomie_reader::record::RecordView;
 //! use antinomie_reader::ring::builder::{args, attr, set, CaptureSpec, EntrySpec, ExitSpec, RingBuilder};
 //! use antinomie_reader::ring::{ImageRing, RingConsumer};
 //!
-//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! // One call on CPU 0's ring: a software clock event, fd 3.
 //! let mut ring = RingBuilder::new(0, 4096);
 //! let mut sw_clock = attr(136);
@@ -96,6 +101,10 @@
 //! [`pipeline::Sink`] receives and [`output`] formats.
 //!
 //! ```
+//! # #[cfg(not(feature = "test-util"))]
+//! # fn main() {}
+//! # #[cfg(feature = "test-util")]
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! use antinomie_abi as abi;
 //! use antinomie_reader::call::Call;
 //! use antinomie_reader::decode::PmuTypes;
@@ -123,7 +132,6 @@
 //!     }
 //! }
 //!
-//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! // Write a trace file of one ring image (`reader -w` records a live run
 //! // the same way); a NULL attr pointer fails with EFAULT.
 //! let mut ring = RingBuilder::new(0, 4096);

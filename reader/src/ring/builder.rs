@@ -1,6 +1,8 @@
 //! Ring images built record by record, laid out exactly as
 //! `abi/antinomie.h` says: what a test or a benchmark of a consumer feeds
-//! it instead of a live device.
+//! it instead of a live device. Only with the crate's `test-util`
+//! feature: a dev-dependency turns it on,
+//! `antinomie-reader = { version = "0.1", features = ["test-util"] }`.
 //!
 //! A [`RingBuilder`] holds one CPU's ring: records are appended at the
 //! producer position (wrapping around the data area), `meta.produced` counts

@@ -3,7 +3,8 @@
 //! Files: the types shared by every ring here; `consumer.rs` the
 //! [`RingConsumer`] and its [`RecordGuard`]; `image.rs` [`ImageRing`];
 //! `shared.rs` the copies out of ring memory; `builder.rs` ring images
-//! built record by record ([`builder::RingBuilder`]).
+//! built record by record (`builder::RingBuilder`, with the `test-util`
+//! feature).
 //!
 //! [`RingMemory`] abstracts where the ring lives: the live device mapping
 //! ([`crate::device::MappedRing`]: meta page read-only, consumer page
@@ -48,6 +49,7 @@
 //!   the producer, more than `data_size` behind it, or misaligned) is
 //!   reported and the consumer resynchronises at `producer_pos`.
 
+#[cfg(any(test, feature = "test-util"))]
 pub mod builder;
 mod consumer;
 mod image;
