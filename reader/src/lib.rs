@@ -35,6 +35,21 @@
 //! * [`diff`]: two runs compared call by call.
 //! * [`device`]: `/dev/antinomie`: ioctls, mappings, `poll()`.
 //!
+//! # Programs
+//!
+//! Two complete programs are in `examples/`: `live_drain` maps the rings
+//! of `/dev/antinomie` and prints the calls as they complete (once, or
+//! for some seconds), and `replay_trace` prints the calls of a trace file
+//! that `reader -w` saved (`cargo run -p antinomie-reader --example
+//! replay_trace -- FILE`; `cargo test` replays the repository's
+//! synthetic trace with it).
+//!
+//! # Features
+//!
+//! * `test-util` (off by default): `ring::builder`, ring images built
+//!   record by record, for tests and benchmarks of code that consumes
+//!   rings. Turn it on in `[dev-dependencies]`.
+//!
 //! # Draining a ring image
 //!
 //! A ring image is the bytes of one CPU's ring as the device maps them

@@ -7,16 +7,20 @@
 //! `expected.jsonl` are `reader show`'s output for them. Golden images
 //! captured in the guest go under `tests/data/guest/` in the same format
 //! (`reader dump-rings DIR`), each directory with its `expected.*`: every
-//! such directory is checked the same way.
+//! such directory is checked the same way. `run.trace` is the synthetic
+//! images saved as a trace file, which the `replay_trace` example replays.
 
 use std::path::Path;
 
+use antinomie_abi as abi;
 use antinomie_reader::call::{call_fields, compact_omitted};
 use antinomie_reader::decode::{PmuTypes, ATTR_KEY_PREFIX, ATTR_MEMBERS};
 use antinomie_reader::filter;
 use antinomie_reader::output::{Format, JsonSchema};
+use antinomie_reader::pipeline::{self, Recorder};
+use antinomie_reader::ring::ImageRing;
 use antinomie_reader::syscall::{self, Syscall};
-use antinomie_reader::trace;
+use antinomie_reader::trace::{self, TraceHeader, TraceWriter};
 
 use crate::support::{
     data_dir, golden, record_trace, run_images, scenario_images, show_images, show_images_json,
@@ -38,6 +42,30 @@ fn the_producer_makes_the_golden_images() {
     for (cpu, img) in scenario_images().iter().enumerate() {
         golden(&format!("synthetic/cpu{cpu}.ring"), img);
     }
+}
+
+/// `synthetic/run.trace`: the golden images saved as `reader -w` saves a
+/// run (drained one ring after the other, so that the frames' order does
+/// not depend on threads). The `replay_trace` example's test replays it
+/// and compares with `synthetic/expected.txt`.
+#[test]
+fn the_trace_writer_makes_the_golden_trace() {
+    let rings = scenario_images()
+        .into_iter()
+        .map(|i| ImageRing::from_bytes(i).unwrap())
+        .collect();
+    let header = TraceHeader {
+        abi_version: abi::ABI_VERSION,
+        window_ns: pipeline::DEFAULT_WINDOW_NS,
+        cpus: vec![0, 1],
+        pmus: PmuTypes::none(),
+        realtime_offset_ns: None,
+    };
+    let mut writer = TraceWriter::new(Vec::new(), &header).unwrap();
+    for msg in pipeline::drain_once(rings) {
+        writer.record(&msg).unwrap();
+    }
+    golden("synthetic/run.trace", &writer.finish().unwrap());
 }
 
 #[test]
