@@ -44,6 +44,14 @@
 //! replay_trace -- FILE`; `cargo test` replays the repository's
 //! synthetic trace with it).
 //!
+//! # Traces of another ABI
+//!
+//! A trace file is read by a reader of its records' ABI version only:
+//! [`trace::TraceReader::new`] refuses one of another version, older or
+//! newer, with [`Error::AbiVersion`], whose message names both versions
+//! (`docs/design.md`, "Trace files", says why older ones are not read).
+//! Ring images and the device are held to the same rule.
+//!
 //! # Features
 //!
 //! * `test-util` (off by default): `ring::builder`, ring images built

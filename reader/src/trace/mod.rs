@@ -44,9 +44,15 @@
 //!          5 END      empty: the file is complete
 //! ```
 //!
-//! A file whose `abi_version` is not this reader's is refused, with both
-//! versions named ([`Error::AbiVersion`]): its records cannot be decoded
-//! as this reader's. A file of another format version is refused too. A
+//! A file whose `abi_version` is not this reader's, older or newer, is
+//! refused before any frame is read, with both versions named
+//! ([`Error::AbiVersion`]): the ABI version is bumped only when records
+//! change meaning (growth alone needs none), so a trace of another
+//! version cannot be decoded as this reader's records without printing
+//! wrong calls. Replay it with a reader of its ABI. `magic`, `version`
+//! and `abi_version` keep their offsets in every format version, and the
+//! ABI version is checked first, so that any reader can name it. A file
+//! of another format version is refused too, with both named. A
 //! reader skips frames of unknown kinds by their length. A file without
 //! END (the recorder was killed, the disk filled up) is decoded as far as
 //! it goes: up to its last complete frame, and [`TraceReader::truncated_at`]
@@ -224,6 +230,72 @@ mod tests {
             buf[..n].copy_from_slice(&self.0[..n]);
             self.0 = &self.0[n..];
             Ok(n)
+        }
+    }
+
+    /// A complete trace file of no frames whose records are of ABI
+    /// `abi_version`, in format `version`.
+    fn empty_trace(abi_version: u32, version: u32) -> Vec<u8> {
+        let header = TraceHeader {
+            abi_version,
+            window_ns: 0,
+            cpus: vec![0],
+            pmus: PmuTypes::none(),
+            realtime_offset_ns: None,
+        };
+        let mut file = TraceWriter::new(Vec::new(), &header)
+            .unwrap()
+            .finish()
+            .unwrap();
+        file[8..12].copy_from_slice(&version.to_le_bytes());
+        file
+    }
+
+    /// The rule for traces of another ABI: refused before any frame is
+    /// read, older or newer, with both versions named, whatever the
+    /// file's format version (the ABI version is at the same offset in
+    /// every one).
+    #[test]
+    fn a_trace_of_another_abi_is_refused_with_both_versions_named() {
+        assert!(read_trace(&empty_trace(abi::ABI_VERSION, TRACE_VERSION)).is_ok());
+        for found in [1, abi::ABI_VERSION - 1, abi::ABI_VERSION + 1] {
+            for version in [1, TRACE_VERSION, TRACE_VERSION + 1] {
+                let err = TraceReader::new(&empty_trace(found, version)[..]).unwrap_err();
+                assert!(
+                    matches!(
+                        err,
+                        Error::AbiVersion {
+                            of: crate::AbiOf::Trace,
+                            found: f,
+                            reader,
+                        } if f == found && reader == abi::ABI_VERSION
+                    ),
+                    "ABI {found}, format {version}: {err:?}"
+                );
+                assert_eq!(
+                    err.to_string(),
+                    format!(
+                        "the trace file's records are of Antinomie ABI version {found}, this \
+                         reader's is {}: use a reader of ABI version {found}",
+                        abi::ABI_VERSION
+                    )
+                );
+            }
+        }
+    }
+
+    /// A trace of this ABI in another format version is refused too, with
+    /// both format versions named.
+    #[test]
+    fn a_trace_of_another_format_version_is_refused() {
+        for version in [1, TRACE_VERSION + 1] {
+            let err = read_trace(&empty_trace(abi::ABI_VERSION, version)).unwrap_err();
+            assert_eq!(
+                err.to_string(),
+                format!(
+                    "bad trace file: format version {version}, this reader reads {TRACE_VERSION}"
+                )
+            );
         }
     }
 

@@ -277,3 +277,34 @@ fn the_contenders_records_convert_to_a_trace_file() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A trace of another ABI, older or newer, is refused before anything is
+/// printed: exit status 2 and one line naming both versions.
+#[test]
+fn a_trace_of_another_abi_is_refused_naming_both_versions() {
+    let mut file = std::fs::read(crate::support::data_dir().join("synthetic/run.trace")).unwrap();
+    let dir = std::env::temp_dir().join(format!("antinomie-show-abi-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("other-abi.trace");
+    for found in [
+        antinomie_abi::ABI_VERSION - 1,
+        antinomie_abi::ABI_VERSION + 1,
+    ] {
+        file[12..16].copy_from_slice(&found.to_le_bytes());
+        std::fs::write(&path, &file).unwrap();
+        let out = reader().arg("show").arg(&path).output().unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        assert!(out.stdout.is_empty());
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(
+            stderr,
+            format!(
+                "reader: error: decoding {}: the trace file's records are of Antinomie ABI \
+                 version {found}, this reader's is {}: use a reader of ABI version {found}\n",
+                path.display(),
+                antinomie_abi::ABI_VERSION
+            )
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
