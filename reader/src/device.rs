@@ -216,15 +216,6 @@ impl Device {
         .map_err(|e| Error::io("ANTINOMIE_IOC_SET_WATERMARK", e.into()))
     }
 
-    /// The CPUs that have a ring, the possible ones:
-    /// `/sys/devices/system/cpu/possible`, or every id below `cpu_id_limit`
-    /// when that cannot be read.
-    #[must_use]
-    pub fn possible_cpus(&self, sysfs: &Path) -> Vec<u32> {
-        self.listed_possible_cpus(sysfs)
-            .unwrap_or_else(|| (0..self.info.cpu_id_limit).collect())
-    }
-
     /// The CPUs `/sys/devices/system/cpu/possible` lists below
     /// `cpu_id_limit`; `None` when it cannot be read.
     fn listed_possible_cpus(&self, sysfs: &Path) -> Option<Vec<u32>> {
@@ -238,9 +229,11 @@ impl Device {
         )
     }
 
-    /// Maps the ring of every possible CPU (see [`Device::possible_cpus`]):
-    /// the kernel gives each one a ring, online or not, when it allocates
-    /// the rings, so these are all the rings there will be.
+    /// Maps the ring of every possible CPU (those
+    /// `/sys/devices/system/cpu/possible` under `sysfs` lists, or every id
+    /// below `cpu_id_limit` when that cannot be read): the kernel gives
+    /// each one a ring, online or not, when it allocates the rings, so
+    /// these are all the rings there will be.
     ///
     /// # Errors
     /// As for [`Device::map_ring`]: [`Error::NoRing`] for a CPU that
@@ -379,8 +372,7 @@ impl Drop for Device {
 }
 
 /// Parses a kernel CPU list such as `0-3,8`.
-#[must_use]
-pub fn parse_cpu_list(s: &str) -> Option<Vec<u32>> {
+fn parse_cpu_list(s: &str) -> Option<Vec<u32>> {
     let mut out = Vec::new();
     for part in s.trim().split(',').filter(|p| !p.is_empty()) {
         match part.split_once('-') {

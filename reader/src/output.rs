@@ -357,7 +357,7 @@ pub fn call_text(call: &Call, pmus: &PmuTypes) -> String {
 /// A call as one text line (without the newline), its time shown as
 /// `stamp`.
 #[must_use]
-pub fn call_text_stamped(call: &Call, pmus: &PmuTypes, stamp: &str) -> String {
+fn call_text_stamped(call: &Call, pmus: &PmuTypes, stamp: &str) -> String {
     let mut s = stamp.to_owned();
     call_text_into(&mut s, &mut String::new(), call, pmus);
     s
@@ -413,7 +413,7 @@ pub fn lost_text(l: &LostRecord) -> String {
 /// A LOST record as one text line, its own time shown as `stamp` (the
 /// range of the lost records' times stays in monotonic seconds).
 #[must_use]
-pub fn lost_text_stamped(l: &LostRecord, stamp: &str) -> String {
+fn lost_text_stamped(l: &LostRecord, stamp: &str) -> String {
     let by_reason: Vec<String> = l
         .body
         .lost

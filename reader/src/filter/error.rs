@@ -105,12 +105,6 @@ impl FilterError {
             .map_or(self.span.start, |s| s.chars().count())
             + 1
     }
-
-    /// The filter as given.
-    #[must_use]
-    pub fn source_text(&self) -> &str {
-        &self.source
-    }
 }
 
 impl fmt::Display for FilterError {

@@ -46,12 +46,6 @@ impl Type {
         }
     }
 
-    /// Whether values are integers.
-    #[must_use]
-    pub fn is_int(self) -> bool {
-        matches!(self, Type::Unsigned | Type::Signed | Type::Bits)
-    }
-
     /// The type with an article, for messages.
     pub(crate) fn described(self) -> &'static str {
         match self {

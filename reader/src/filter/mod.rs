@@ -59,7 +59,7 @@ mod error;
 mod eval;
 mod fields;
 mod parse;
-pub mod suggest;
+mod suggest;
 #[cfg(test)]
 mod tests;
 
@@ -155,12 +155,6 @@ pub fn field_text(f: &Field, call: &Call, pmus: &PmuTypes) -> Option<String> {
         eval::Val::Str(s) => Some(s.into_owned()),
         eval::Val::Object => Some("{…}".to_owned()),
     }
-}
-
-/// The constants of a field, as `reader fields` shows them.
-#[must_use]
-pub fn constants_text(f: &Field) -> String {
-    f.constants.describe()
 }
 
 /// `reader fields`: every field with its type and meaning, generated from

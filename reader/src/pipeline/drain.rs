@@ -40,7 +40,7 @@ pub trait Waker: Send {
 
 /// The `CLOCK_MONOTONIC` time, as the kernel stamps records.
 #[must_use]
-pub fn monotonic_ns() -> u64 {
+pub(crate) fn monotonic_ns() -> u64 {
     let ts = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
     u64::try_from(ts.tv_sec).unwrap_or(0) * 1_000_000_000 + u64::try_from(ts.tv_nsec).unwrap_or(0)
 }

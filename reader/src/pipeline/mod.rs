@@ -49,7 +49,7 @@ use crate::ring::{ConsumerStats, CorruptRecord, RingCounters};
 
 pub use assemble::Assembler;
 pub use counts::{CountingSink, Counts, Outcome, Row};
-pub use drain::{drain_once, monotonic_ns, replay, run, Mode, Recorder, Tick, Waker};
+pub use drain::{drain_once, replay, run, Mode, Recorder, Tick, Waker};
 pub use merge::Merger;
 pub use pair::{Event, Limits, PairStats, Pairer};
 pub use queue::DEFAULT_QUEUE_BYTES;

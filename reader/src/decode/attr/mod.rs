@@ -30,7 +30,7 @@ use super::names;
 
 pub use member::{Applies, AttrMember, Repr, TextRule};
 pub use pmu::PmuTypes;
-pub use render::{render_size, size_into};
+pub(crate) use render::size_into;
 pub use table::{member, member_by_key, ATTR_MEMBERS};
 pub use view::{Applicable, AttrView, Presence, Slot};
 

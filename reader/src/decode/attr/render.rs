@@ -43,7 +43,7 @@ pub(super) fn type_into(out: &mut String, v: u64, pmus: &PmuTypes) {
 }
 
 /// Appends a `size` value: `PERF_ATTR_SIZE_VER*`, or hex with a comment.
-pub fn size_into(out: &mut String, v: u64) {
+pub(crate) fn size_into(out: &mut String, v: u64) {
     match (v, names::lookup(names::PERF_ATTR_SIZE, v)) {
         (_, Some(n)) => out.push_str(n),
         (0, None) => out.push_str("0 /* PERF_ATTR_SIZE_VER0 */"),
@@ -53,14 +53,6 @@ pub fn size_into(out: &mut String, v: u64) {
             out.push_str(" /* PERF_ATTR_SIZE_??? */");
         }
     }
-}
-
-/// Renders a `size` value: `PERF_ATTR_SIZE_VER*`, or hex with a comment.
-#[must_use]
-pub fn render_size(v: u64) -> String {
-    let mut s = String::new();
-    size_into(&mut s, v);
-    s
 }
 
 pub(super) fn config_into(out: &mut String, ty: u64, c: u64) {

@@ -117,11 +117,6 @@ pub static PERF_SAMPLE: Names = &[
     (1 << 24, "PERF_SAMPLE_WEIGHT_STRUCT"),
 ];
 
-/// `PERF_SAMPLE_BRANCH_STACK`.
-pub const SAMPLE_BRANCH_STACK: u64 = 1 << 11;
-/// `PERF_SAMPLE_STACK_USER`.
-pub const SAMPLE_STACK_USER: u64 = 1 << 13;
-
 /// `enum perf_event_read_format` (bits; `PERF_FORMAT_MAX` excluded).
 pub static PERF_FORMAT: Names = &[
     (1 << 0, "PERF_FORMAT_TOTAL_TIME_ENABLED"),
