@@ -46,7 +46,7 @@ fn run() -> Result<(), Box<dyn Error>> {
         None => None,
     };
     let sysfs = Path::new("/sys");
-    let dev = Device::open(Path::new("/dev/antinomie"))?;
+    let mut dev = Device::open(Path::new("/dev/antinomie"))?;
     if !dev.enabled() {
         eprintln!("capture is off: showing what the rings hold");
     }
@@ -62,11 +62,17 @@ fn run() -> Result<(), Box<dyn Error>> {
         // threads; once the stop fd is readable (here a timer; `reader`
         // uses a signal pipe) every ring is drained once more and the
         // run ends.
-        Some(s) => Mode::Follow {
-            waker: Box::new(dev.waker(Duration::from_millis(100), timer(s)?)?),
-            queue_bytes: pipeline::DEFAULT_QUEUE_BYTES,
-            threads_started: None,
-        },
+        // The device wakes poll() once a ring holds a batch (the
+        // watermark `reader --follow` uses; restored when `dev` is
+        // dropped).
+        Some(s) => {
+            dev.set_watermark(dev.follow_watermark(0))?;
+            Mode::Follow {
+                waker: Box::new(dev.waker(Duration::from_millis(100), timer(s)?)?),
+                queue_bytes: pipeline::DEFAULT_QUEUE_BYTES,
+                threads_started: None,
+            }
+        }
     };
     let pmus = PmuTypes::from_sysfs(sysfs);
     let mut sink = WriterSink::new(io::stdout().lock(), Format::Text, pmus, seconds.is_some());

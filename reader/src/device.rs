@@ -203,6 +203,20 @@ impl Device {
         Ok(())
     }
 
+    /// The watermark for a followed run: `requested` bytes, at most the
+    /// data area, or for 0 a sixteenth of the data area, at most 64 KiB
+    /// (what `reader --follow` uses). One wake-up per batch rather than
+    /// per record: under load a drain pass then takes many records for
+    /// its fixed cost (`poll()`, waking every drain thread, hand-offs).
+    #[must_use]
+    pub fn follow_watermark(&self, requested: u64) -> u64 {
+        let data_size = self.info.data_size;
+        match requested {
+            0 => (data_size / 16).clamp(1, 64 * 1024),
+            n => n.min(data_size),
+        }
+    }
+
     fn write_watermark(&self, bytes: u64) -> Result<(), Error> {
         // SAFETY: IOC_SET_WATERMARK is _IOW(0xA6, 5, __u64): the kernel
         // reads one u64 through the pointer rustix passes to a copy of

@@ -193,14 +193,7 @@ pub(crate) fn capture(
     let following = follow.is_some();
     let mode = match follow {
         Some(Follow { stop, started, .. }) => {
-            // One wake-up per batch rather than per record: under load a
-            // pass then drains many records for its fixed cost (poll,
-            // waking every drain thread, channel hand-offs).
-            let data_size = dev.info().data_size;
-            let bytes = match args.wake_bytes {
-                0 => (data_size / 16).clamp(1, 64 * 1024),
-                n => n.min(data_size),
-            };
+            let bytes = dev.follow_watermark(args.wake_bytes);
             dev.set_watermark(bytes)?;
             tracing::info!("poll() watermark: {bytes} bytes");
             let print_nice = args.print_nice;
