@@ -132,10 +132,8 @@ fn keep_only_perfmon() -> Result<(), String> {
 fn new_user_namespace(uid: u32) -> Result<(), String> {
     // SAFETY: plain flag argument; the process is single-threaded, as
     // unshare(CLONE_NEWUSER) requires.
-    check(
-        unsafe { libc::unshare(libc::CLONE_NEWUSER) }.into(),
-        "unshare(CLONE_NEWUSER)",
-    )?;
+    let ret = unsafe { libc::unshare(libc::CLONE_NEWUSER) };
+    check(ret.into(), "unshare(CLONE_NEWUSER)")?;
     // An unprivileged process may map its gid only once setgroups is off.
     write_file("/proc/self/setgroups", "deny")?;
     write_file("/proc/self/uid_map", &format!("0 {uid} 1"))?;
