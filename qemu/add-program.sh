@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Lay host programs into a directory shaped like the guest image's root, so
 # that `qemu/build-initramfs.sh DIR` puts them in the guest: each PROGRAM at
 # DIR/usr/local/bin/NAME (on the guest's PATH), and for a dynamically linked

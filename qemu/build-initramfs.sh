@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Build the guest's initramfs: busybox (static), our init and scenarios, the
 # static C helpers under qemu/guest/ and the workspace's guest binaries
 # (Rust, linked statically with +crt-static on the gnu target).

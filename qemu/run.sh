@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Boot the test guest under QEMU (x86-64, -smp 4, serial console) and judge
 # the run: scenario exit status (via isa-debug-exit), kernel splats, KUnit.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """Print the capture-cost tables of a scripts/bench.sh run (Markdown).
 
 usage: scripts/bench-table.py RUN_DIR

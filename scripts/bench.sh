@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Capture cost, side by side with ftrace's syscall events, the BPF
 # contender (qemu/bpf-contender/) and strace, in the QEMU guest (method and
 # latest table in BENCHMARKS.md). Builds what it needs: the `bench` kernel

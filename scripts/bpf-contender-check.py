@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """Compare the BPF contender's records with what the workload did.
 
 usage: scripts/bpf-contender-check.py RUN_DIR

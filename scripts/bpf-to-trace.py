@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """Write the BPF contender's records as a capture trace file.
 
 usage: scripts/bpf-to-trace.py RECORDS TRACE

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Build the BPF contender (qemu/bpf-contender/: the BPF program and its
 # consumer antinomie-bpf, linked statically against libbpf for the guest)
 # into a directory shaped like the guest image's root, for

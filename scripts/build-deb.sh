@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # The patched kernel as a Debian package, for a real test machine
 # (docs/real-machine.md): scripts/build-kernel.sh --deb, on the machine's
 # own configuration when one is given.

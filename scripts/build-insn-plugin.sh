@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Build QEMU's instruction-counting TCG plugin (tests/plugin/insn.c) for the
 # INSTALLED qemu-system-x86_64: the source is the Debian source package of
 # exactly the installed version, fetched with apt-get source through a

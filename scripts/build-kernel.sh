@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Build the patched kernel for the QEMU guest, out of tree, with ccache.
 #
 # usage: scripts/build-kernel.sh [--config-only | --deb DIR] [VARIANT]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Build the kernel's own selftests that the guest runs, statically, from the
 # pinned tree with the series applied (its kselftest Makefiles, against the
 # uapi headers of that tree). Output: a directory to lay over the initramfs

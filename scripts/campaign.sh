@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # The randomized campaign on the debug kernel (KASAN, UBSAN, lockdep,
 # KFENCE): boots qemu/scenarios/campaign, which runs `antinomie-workload
 # campaign` (qemu/guest-tests/src/bin/antinomie-workload/e2e/campaign.rs)

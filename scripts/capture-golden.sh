@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Capture golden ring images in the guest and write them, with the
 # workload's log, under reader/tests/data/guest/NAME/ (NAME: basic, lossy;
 # see qemu/scenarios/golden-capture). The files cross the serial console as

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Check that every external command the scripts, the kernel build, the guest
 # and the tests call is on PATH, before anything is built: a missing one
 # fails in one line naming the command and the Debian package that has it.

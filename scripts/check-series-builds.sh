@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Every prefix of the series builds: apply kernel-patch/series one patch at
 # a time to a scratch tree and, after each, compile what the series touches
 # (kernel/events/, which holds core.c and the capture; init/ for Kconfig)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Check kernel-patch/ the way CI does:
 #  1. the series applies to the pin with git am, and re-exporting it gives
 #     byte-identical patch files (the series is an export, never an edit),

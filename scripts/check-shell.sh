@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Lint every shell script in the repository with shellcheck: the host
 # scripts, the guest's init and its scenarios (busybox sh), and .ci/run. A
 # script is a tracked file whose first line is a sh or bash shebang; the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=bash
 # Checks of what scripts/regress-report.py writes for kernel CI systems,
 # each with the consumer's own code: report.ktap read by the pinned tree's

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Lay the corpus's real programs into DIR, a directory shaped like the guest
 # image's root (for `qemu/build-initramfs.sh DIR` or `scripts/run-in-guest.sh
 # --add DIR`): the host distribution's perf (Debian's linux-perf, installed

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # The main job: install what is needed, build the patched kernel and the
 # guest image, and boot the guest under QEMU showing the capture at work:
 # `reader -- COMMAND` decoding a workload's calls live (qemu/scenarios/demo).

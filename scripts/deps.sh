@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=bash
 # Every external command the scripts, the kernel build, the guest image and
 # the tests call, with the Debian package that provides it (one of

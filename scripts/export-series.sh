@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Export the commits of a kernel tree on top of the pinned base as
 # kernel-patch/*.patch and kernel-patch/series (git format-patch, stable
 # output: zero commit ids, no signature, no renames, fixed abbrev), and

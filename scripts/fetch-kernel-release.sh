@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Download another Debian kernel release's source (orig tarball, Debian
 # tarball, .dsc) from the Debian archives named by this machine's apt
 # configuration, through a private apt state (the system's apt config is

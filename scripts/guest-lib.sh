@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=bash
 # Host side of a guest run whose results come back on a raw virtio disk
 # (scripts/run-in-guest.sh, scripts/regress.sh): the guest writes one tar

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """Where capture's guest instructions go, per kernel function.
 
 usage: scripts/insn-profile.py --map System.map [--base-map System.map]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Install the host packages the build, the guest and the tests need. Safe to
 # run again: it only calls apt-get when something is missing.
 . "$(dirname "$0")/lib.sh"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=bash
 # Pinned kernel source and its git trees. Sourced after lib.sh.
 #

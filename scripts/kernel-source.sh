@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Fetch, verify and unpack the pinned Linux source (docs/design.md: the
 # pinned kernel and its source), once; print the pristine tree's path.
 #

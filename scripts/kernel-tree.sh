@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Make the development tree: a git worktree of the pinned source with
 # kernel-patch/series applied as commits. Edit and commit there, then run
 # scripts/export-series.sh. The series in the repo is an export, never an

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # One LAVA job: the antinomie-corpus test definition
 # (lava/automated/linux/antinomie-corpus/) on one kernel, booted in QEMU by
 # tuxrun (--runtime null: the host's qemu and the distribution's

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=bash
 # Common helpers for Antinomie's scripts: the pin, cache layout, stage
 # logging and one-line failures. Source it; do not run it.

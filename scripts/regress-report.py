@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """Compare and report for scripts/regress.sh.
 
   compare --reader READER --a DIR --b DIR --runs FILE --out DIR

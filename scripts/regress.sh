@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Does a kernel change alter perf_event_open's behaviour for anyone? One
 # command: builds the baseline kernel (the pin + the series, the normal
 # variant) and the changed one (the same + the --patch files in order, +

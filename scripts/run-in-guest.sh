@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Run any program in the QEMU guest under capture and bring everything back
 # to the host: boots the patched kernel with PROGRAM (static or dynamic: its
 # shared libraries and loader are copied in) and every --add DIR in the

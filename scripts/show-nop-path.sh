@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Show, from the built kernel itself, that perf_event_open() with capture off
 # pays a NOP at each hook site: each of the static keys antinomie_capture_key
 # (the syscall's choice of the captured path) and antinomie_rings_key (the

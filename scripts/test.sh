@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Run the tests of Antinomie, from whatever state the machine is in. Three
 # tiers, each a superset of the one before:
 #
 #   --host   install the host packages; cargo fmt, clippy, test and doc (with
 #            the attr table checked against the pinned tree's uapi
-#            header); the shell scripts, linted; the perf corpus's
-#            verdict scripts on written perf output; the regression
-#            report's KTAP and KCIDB output, read by kunit_parser.py and
-#            kcidb-io; the kernel series (apply, export, checkpatch) and
-#            every kernel configuration. No kernel build, no guest: a few
-#            minutes on a warm machine.
+#            header); the shell scripts, linted; an SPDX line in every
+#            source file; the perf corpus's verdict scripts on written
+#            perf output; the regression report's KTAP and KCIDB output,
+#            read by kunit_parser.py and kcidb-io; the kernel series
+#            (apply, export, checkpatch) and every kernel configuration.
+#            No kernel build, no guest: a few minutes on a warm machine.
 #   --guest  the host tier, then the normal kernel built and booted under
 #            QEMU: smoke + KUnit, the capture and its kselftest, capture
 #            from early boot, the kernel's perf_events selftests with
@@ -155,6 +156,7 @@ step "cargo test (attr table against the pinned uapi header)" cargo_test
 step "cargo doc: the crates' documentation builds without warnings" \
 	env RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
 step "shellcheck" scripts/check-shell.sh
+step "SPDX: every source file names its licence" scripts/check-spdx.sh
 step "perf corpus: the verdict scripts on written perf output" scripts/tests/corpus-verdicts.sh
 step "regression report for CI systems: KTAP read by kunit_parser.py, KCIDB validated by kcidb-io" \
 	scripts/tests/ci-formats.sh

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Rust mirror of Antinomie's uapi header, `abi/antinomie.h`.
 //!
 //! The header is the specification; this crate restates its layouts and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Compares the Rust mirror with the C header it mirrors.
 //!
 //! The struct members and `#define`s are read from `antinomie.h` itself, so

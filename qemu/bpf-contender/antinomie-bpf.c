@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * antinomie-bpf: loads the BPF contender (contender.bpf.c), attaches one of
  * its placements, and drains its ring buffer to a file until SIGINT or

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The BPF contender: a tracer of perf_event_open(2) written the way a BPF
  * tool would be (perf trace's augmented_raw_syscalls.bpf.c reads the attr

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The BPF contender's records, shared by the BPF program (contender.bpf.c)
  * and its consumer (antinomie-bpf.c), and the layout of the file the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # with-bpf.sh VARIANT PROGRAM [ARGS...]: runs PROGRAM with the BPF
 # contender (antinomie-bpf --variant VARIANT, draining live) attached, in
 # the guest; e.g. under scripts/run-in-guest.sh, so that capture and the

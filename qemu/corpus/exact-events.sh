@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=sh
 # What perf-stat-verdicts.sh and perf-record-report.sh share: their
 # leading `--exact EVENT` options and the rule they judge a count by, its

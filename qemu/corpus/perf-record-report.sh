@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # `perf record` then `perf report` on what it wrote, with what of their
 # result does not depend on timing as verdict lines on stdout:
 #   verdict: perf-record exit N

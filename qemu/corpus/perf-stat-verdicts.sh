@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # `perf stat` with what of its result does not depend on timing as verdict
 # lines on stdout:
 #   verdict: perf-stat EVENT = COUNT     an --exact event's count

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # The distribution's `perf test` with one verdict line per test on stdout:
 #   verdict: perf-test NUMBER RESULT
 # NUMBER as perf numbers its tests (4, 4.1), RESULT Ok, FAILED or Skip.

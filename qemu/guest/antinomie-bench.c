@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * antinomie-bench: the loops of scripts/bench.sh. Runs one syscall path
  * CALLS times on each of THREADS threads (thread i pinned to CPU i), all

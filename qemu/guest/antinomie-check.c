@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * antinomie-check: a quick raw-ABI check of the capture, in the guest.
  *

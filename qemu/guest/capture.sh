@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=sh
 # Guest side of a capture run, shared by the scenarios that capture
 # programs and hand the results back to the host (run, corpus); installed

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * guest-exit: leave QEMU with a status through its isa-debug-exit device.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Decode + format throughput, in records per second, for text and JSON.
 //!
 //! Not a test: run it with

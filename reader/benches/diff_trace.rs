@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `reader diff` at scale, next to `reader show` on the same traces: two
 //! trace files of one seeded workload (1 000 000 calls each by default,
 //! written with the reader's own `TraceWriter` from `ring::builder`

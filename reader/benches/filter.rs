@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Filter evaluation cost per call, next to what decoding and formatting
 //! the same call costs.
 //!

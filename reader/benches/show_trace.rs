@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `reader show` of a recorded trace, end to end on one core: read the
 //! trace file, merge by time, pair, filter, decode and format as JSON
 //! Lines (full and compact schema; and text), into a sink that discards the bytes. Plus the raw

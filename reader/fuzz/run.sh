@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Fuzzes one reader target for a fixed time with AFL++, through afl.rs
 # (cargo-afl): coverage-guided, on the stable toolchain (cargo-fuzz's
 # libFuzzer needs nightly). The corpus is seeded from the golden files

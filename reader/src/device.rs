@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `/dev/antinomie`: opening, the ioctls, the ring mappings and `poll()`.
 
 use std::fs::{File, OpenOptions};

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The vocabulary of a record key, shared by the syscall table
 //! ([`crate::syscall`], which says how each argument is decoded and
 //! documents the capture) and the call ([`crate::call`], which holds the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `antinomie-reader`: the library that reads what Antinomie captured of
 //! `perf_event_open(2)`. It drains the per-CPU rings of `/dev/antinomie`
 //! (or ring images, or a recorded trace file), merges the records in time

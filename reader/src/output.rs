@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Text and JSON Lines output.
 //!
 //! # Text

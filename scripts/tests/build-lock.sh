@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Two kernel builds on one cache at once, as a user makes them running
 # scripts/demo.sh in one terminal while scripts/regress.sh builds a changed
 # kernel in another. The changed kernel (KERNEL_TEST_PATCH: its change is

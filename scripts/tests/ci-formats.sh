@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # The regression report for kernel CI systems (scripts/regress-report.py
 # report: report.ktap, kcidb.json), read by their consumers' own code, on
 # fixture results: the compare.json files and meta.json of

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # The cheapest entry of the real-program corpus end to end, and the control
 # run that judges it:
 #   1. the distribution's perf (scripts/corpus-programs.sh) runs

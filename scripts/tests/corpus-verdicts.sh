@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # The perf corpus's verdict scripts (qemu/corpus/perf-stat-verdicts.sh,
 # perf-record-report.sh) on the host, on perf output written here: a
 # `perf` on PATH that records the arguments it got and prints what perf

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # The pipeline must fail loudly on bad input: each case below has to exit
 # non-zero with a one-line "error: ..." reason that names the problem.
 #   - a host command the scripts need that is missing from PATH

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # The LAVA test definition (lava/automated/linux/antinomie-corpus/), run
 # as a lab would run it: scripts/lava-corpus-job.sh boots the normal
 # kernel under tuxrun and the distribution's lava-dispatcher (QEMU, no

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # The parts of docs/real-machine.md that run here, as a kernel developer
 # follows them:
 #   1. scripts/build-deb.sh makes the patched kernel a Debian package

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Kernel regression testing, end to end, as a kernel developer does it:
 # the one command, scripts/regress.sh, on the default corpus
 # (qemu/corpus/default.list: the seeded random workload in every privilege

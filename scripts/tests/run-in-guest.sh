@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # scripts/run-in-guest.sh as a user runs it:
 #   1. a dynamically linked host program (strace -V): its libraries come
 #      along, its output and status 0 come back;

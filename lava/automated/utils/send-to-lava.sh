@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Turns a test's output/result.txt ("NAME RESULT" a line, RESULT one of
 # pass, fail, skip, unknown) into LAVA test cases: lava-test-case when the
 # LAVA test shell provides it, else the signal it would send, on the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `/dev/antinomie` driven through its ioctls (`abi/antinomie.h`): the
 //! reader has no switch to disable capture or resize the rings, and the
 //! tests need the kernel's own counters to check the reader's accounting.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! What the guest's test programs share. `antinomie-workload` (its
 //! randomized campaign resizes the rings, switches capture off and reads
 //! the counters between bursts) and `antinomie-e2e device` both drive

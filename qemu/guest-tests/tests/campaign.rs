@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `antinomie-workload campaign` on the host kernel, without a capture
 //! device: two passes with capture off must agree call by call (the
 //! generator, its userfaultfd pages and its fd handling are deterministic,

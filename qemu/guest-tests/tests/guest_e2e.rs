@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The golden ring images captured in the guest
 //! (`reader/tests/data/guest/NAME/`, written by `scripts/capture-golden.sh`),
 //! checked against the log of the workload that made them: `reader show

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `antinomie-workload random` on the host kernel: the same seed makes the
 //! same calls with the same results (the host's answers are deterministic
 //! too, whatever they are), another seed other calls, and no attr can

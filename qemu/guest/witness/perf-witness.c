@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * perf-witness: an independent count of the perf_event_open(2) calls a
  * program makes, taken on the caller's side, to check that a capture saw

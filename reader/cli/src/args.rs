@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The `reader` binary's command line (clap).
 
 use std::ffi::OsString;

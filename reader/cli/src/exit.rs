@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The `reader` command's exit statuses: one table for every command, so
 //! that a number means the same thing whatever the command. The table's
 //! text ([`TABLE`]) is the after-help of every `--help`, the EXIT STATUS

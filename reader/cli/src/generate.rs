@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `reader --generate KIND`: the man page and the shell completion
 //! scripts, made from the command line's definition ([`args::command`])
 //! by clap's own generators.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The live reader (`reader`, `reader --follow`; `run` sets the device up
 //! for a COMMAND and runs the same capture), `reader dump-rings`, and the
 //! line sink every command that prints calls shares, with the table of

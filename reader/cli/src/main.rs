@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `reader`: prints the `perf_event_open(2)` calls Antinomie captured.
 //!
 //! ```text

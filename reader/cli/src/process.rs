@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! What the `reader` process does to itself: the signals that end a
 //! `--follow` run, the signals while a COMMAND runs (`reader --
 //! COMMAND`: ignored or passed on, as strace does), ending as a killed

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `reader show`: a trace file (streamed) or golden ring images.
 
 use std::fs::File;

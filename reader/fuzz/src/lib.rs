@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! What the fuzz targets share: the whole `reader show` path after the
 //! input is decoded, into a sink that formats every call and LOST record
 //! both as text and as JSON and keeps nothing.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The record keys of a call line, made from its syscall's row of the
 //! table ([`crate::syscall::SYSCALLS`]): in the JSON output's order, each
 //! with its type, named constants, meaning and accessor.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! [`LOST_FIELDS`]: every key of a LOST line, in output order.
 
 use std::borrow::Cow;

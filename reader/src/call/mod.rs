@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! A paired, decoded call, and the tables of record keys.
 //!
 //! [`Call`] is what the pipeline hands to the output (and to the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The names of a call line's values: states and loss reasons (those of
 //! a capture are [`crate::field`]'s).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Decoding of what the records carry: the `struct perf_event_attr` member
 //! table ([`attr::ATTR_MEMBERS`]) and its views, and the name tables
 //! (enumerations, bit sets, errno).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Threads paired (by tid, by first call, or by rank in their process's
 //! tid order), calls aligned per thread within the window as they arrive,
 //! and aligned calls compared on their outcomes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Reading a run as a stream: a raw trace decoded call by call (the
 //! library's call assembly), or the reader's JSON Lines line by line;
 //! each call reduced to a [`DiffCall`] on arrival, so that only the calls

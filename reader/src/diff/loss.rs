@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! What a run lost, per ring, from its final counters: [`RunLoss`].
 //!
 //! A comparison of a run that lost records reports the loss as behaviour

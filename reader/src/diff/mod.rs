@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `reader diff A B`: compares two runs of the same workload call by call,
 //! for kernel regression testing (one kernel against another, or capture
 //! on two kernel variants).

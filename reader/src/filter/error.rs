@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Filter errors: what went wrong, where (a byte span of the source, shown
 //! as a column with carets), and a suggestion.
 

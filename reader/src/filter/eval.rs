@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The checked filter and its evaluation on a [`Call`].
 //!
 //! Every comparison with an absent value (a member beyond the captured

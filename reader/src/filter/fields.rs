@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The filter's fields, derived from the reader's tables: every record
 //! key of a call line of any syscall of [`SYSCALLS`] ([`call_fields`]) and
 //! `args.attr_uptr.<member>` for every entry of [`ATTR_MEMBERS`]. Nothing

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The Syscall Trace filter: selects calls by any recorded field.
 //!
 //! ```text

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! "Did you mean …?": the closest candidate by edit distance.
 //!
 //! Hand-written rather than a crate: the optimal string alignment distance

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The keys of a JSON line, made once: pre-quoted, zero-padded pieces
 //! of constant text appended by a copy of constant size.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The JSON Lines writer of the hot path: writes a call or LOST line
 //! straight into a reused buffer. Keys are pre-quoted once (every key
 //! of [`call_fields`], [`LOST_FIELDS`] and every attr member name is plain

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The scalar pieces of a JSON line: strings escaped as `serde_json`
 //! escapes them, unsigned and signed numbers, booleans and hex, each
 //! appended straight to the line buffer.

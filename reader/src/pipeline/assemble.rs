@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The assembler: merge, pair, filter and output a stream of messages.
 
 use std::io;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Calls counted by outcome: the table of `reader -c` and `-C`, strace
 //! `-c`'s habit for one syscall.
 //!

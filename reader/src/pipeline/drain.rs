@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The drain threads, the waker, and the entry points that run them
 //! ([`run`], [`replay`], [`drain_once`]).
 

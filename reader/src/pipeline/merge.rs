@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The time merge of the rings' records: a k-way merge by a heap of lane
 //! heads, held back by the reordering window (module documentation of
 //! [`crate::pipeline`]).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! From rings to calls: drain threads, the time merge, pairing, the
 //! summary, and the calls counted by outcome ([`Counts`], `reader -c`).
 //!

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Pairing ENTRY and EXIT records by `call_id` into calls, with bounded
 //! state.
 //!

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The queue from the drain threads to the assembler, bounded in bytes.
 //!
 //! A bound on the number of messages bounds no memory: one drain pass's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! What a run saw, per CPU and overall, and its rendering as text or as
 //! one JSON object (`--summary json`, for scripts: a structure to read
 //! rather than text to parse); [`Loss`], the records a run lost as its

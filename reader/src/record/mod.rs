@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Typed, validated views of single records, and their owned forms.
 //!
 //! A record is parsed from exactly its own bytes (`header.size` of them).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Owned records: what the merger queues, the pairer holds and a call
 //! carries. They keep their capture items in the batch they were drained
 //! in ([`Batch`]) rather than copying them.

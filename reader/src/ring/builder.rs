@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Ring images built record by record, laid out exactly as
 //! `abi/antinomie.h` says: what a test or a benchmark of a consumer feeds
 //! it instead of a live device. Only with the crate's `test-util`

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! [`RingConsumer`]: one ring's records, copied out and validated, handed
 //! out as [`RecordGuard`]s or drained in batches (the module
 //! documentation of [`crate::ring`] has the protocol and the policy).

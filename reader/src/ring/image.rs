@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! [`ImageRing`]: a ring held as plain bytes.
 
 use std::sync::atomic::{AtomicU64, Ordering};

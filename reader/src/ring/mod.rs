@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The consumer side of one CPU's ring.
 //!
 //! Files: the types shared by every ring here; `consumer.rs` the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Copies out of ring memory: never a `&[u8]` over pages the kernel
 //! writes.
 

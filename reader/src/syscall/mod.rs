@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The table of capture rules per syscall.
 //!
 //! [`SYSCALLS`] says, for each syscall Antinomie captures, what each

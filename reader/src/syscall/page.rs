@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The reference page of a syscall, built from its capture table, the
 //! call and attr tables and the name tables.
 

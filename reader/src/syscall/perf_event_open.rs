@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The capture table of `perf_event_open(2)`.
 
 use super::{Arg, ArgDecode, Capture, Compare, ErrorCase, ExitCheck, Syscall, When};

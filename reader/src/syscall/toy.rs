@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! A toy second syscall, registered in the table for tests only: two
 //! `int` arguments and a captured `struct perf_event_attr`, at argument 2
 //! rather than 0 and with no EXIT checks. Its test proves that a row of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Raw trace files (`reader -w FILE`, `reader show FILE`) and the
 //! detection of golden ring images.
 //!

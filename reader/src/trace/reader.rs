@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Reading a trace file frame by frame: [`TraceReader`].
 
 use std::io::{self, Read};

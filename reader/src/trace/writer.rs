@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Writing a trace file: [`TraceWriter`].
 
 use std::io::{self, Write};

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! What the tests of the reader library and of the `reader` binary share:
 //! the scenario of calls the golden files come from (one of each record
 //! shape), the golden-file comparison, the guest's golden images, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The table of `reader -c` and the JSON summary on the golden scenario:
 //! exact expected output, and the table's rows agreeing with the calls
 //! and the summary's headline.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The attr table against the real uapi header, and decoding at every
 //! size boundary.
 

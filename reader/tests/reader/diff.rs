@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The streaming comparison ([`antinomie_reader::diff::Differ`]) fed
 //! call by call: threads that diverge after a changed result, equal
 //! runs, a divergence longer than the alignment window, and threads

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The Syscall Trace filter end to end: every field reachable and seeing
 //! what the JSON output shows, and evaluation agreeing with a
 //! straightforward reference evaluator (over the JSON line) on random calls

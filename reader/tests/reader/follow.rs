@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `--follow` over a lossy ring, for a long run: a simulated kernel
 //! producer writes into small rings while the reader drains them now and
 //! then, so records are dropped and reported by LOST records the way the

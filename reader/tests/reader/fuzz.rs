@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Random bytes never panic the decoder (a property test).
 
 use antinomie_reader::decode::{AttrView, PmuTypes, ATTR_MEMBERS};

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Golden ring images and their byte-exact output; save → show round
 //! trips. (The `reader` binary on them is the binary crate's test.)
 //!

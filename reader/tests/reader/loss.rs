@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Loss is never hidden: the summary's headline and `diff::RunLoss` count
 //! what the kernel's final counters say was lost, reported by a LOST
 //! record or not, and say so when those counters are unknown.

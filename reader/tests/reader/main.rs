@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The reader library's integration tests: one binary, one module per
 //! area. (The `reader` executable's are the binary crate's, in
 //! `reader/cli/tests/`.)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Merging, pairing, LOST records and the summary.
 
 use antinomie_abi as abi;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The ring consumer over byte images: wrap-around and corrupt records.
 
 use antinomie_abi as abi;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # `git bisect run` driving scripts/regress.sh over a branch of real commits,
 # as a kernel developer hunts the commit that changed perf_event_open(2):
 #   1. the branch: a worktree of the pin at DIR (default

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # The real kernel changes of scripts/tests/regression/changes/ through the
 # one command, each judged against what its own header says it changes.
 # For every change: scripts/regress.sh --patch CHANGE with the seeded

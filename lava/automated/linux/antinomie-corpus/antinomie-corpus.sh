@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # The regression corpus on the booted kernel, as a LAVA test: runs a
 # bundle's run-corpus (scripts/regress.sh --bundle; qemu/guest/run-corpus),
 # judges every workload x context it ran, and packs its results directory

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! What the runs of `reader diff` lost, as text and JSON: the headline's
 //! clause, one line per ring that lost records (the call ids it concerns),
 //! and the report of a comparison refused as inconclusive.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `reader diff`: compares two runs, streamed, with the library's
 //! [`antinomie_reader::diff`], and prints the report (`render.rs`); a run
 //! that lost records is compared only with `--allow-loss` (`loss.rs`).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `reader diff`'s report as text (one line per differing call, both
 //! outcomes side by side, a consequence indented under its thread's
 //! cause, then the summary) or as JSON Lines.

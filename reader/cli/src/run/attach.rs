@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `reader -p PID`: attaches to running processes, as `strace -p` does.
 //!
 //! As for a COMMAND, the capture is limited to a cgroup, not to pids

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The cgroup v2 directory COMMAND runs in, and the capture is limited
 //! to: made for the run under the cgroup2 mount (`antinomie-reader.PID`,
 //! removed at the end), or the one `--cgroup DIR` names (left as it is).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! COMMAND's process: forked and held until the capture runs, then
 //! exec'd; waited for without reaping anything else.
 //!

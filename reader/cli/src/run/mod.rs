@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `reader [OPTIONS] -- COMMAND [ARGS...]`: runs COMMAND and captures the
 //! calls of COMMAND and of every process and thread it starts, nothing
 //! else, until COMMAND exits (strace's habit).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `reader diff`: the binary on synthetic JSON runs (built from a real
 //! call line of `tests/data/guest/basic`), and on a real trace file made
 //! from that directory's golden ring images.

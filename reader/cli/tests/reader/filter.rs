@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The `reader` binary: `show --filter` prints exactly the matching calls,
 //! a bad filter is rejected before anything is opened, `reader fields`
 //! lists the tables, and the checked-in reference page is current.

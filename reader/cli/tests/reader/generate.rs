@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `reader --generate KIND`, hidden from `--help`: the man page and the
 //! shell completion scripts are made from the clap definition `--help`
 //! prints, and name every subcommand and long option it lists; the man

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! strace's habits on the golden scenario's ring images and the guest's
 //! basic run: `-Z` and `-z` print what `--filter 'ret < 0'` and
 //! `'ret >= 0'` print, `-c` the table and `-C` the calls then the table

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The `reader` binary's `--help`: the CLI reference page
 //! (docs/reader-cli.md) is every command's `--help` as the binary prints
 //! it, and the exit-status table in reader/README.md is the one `--help`

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Loss is never hidden: the first line of `reader show`'s summary and of
 //! `reader diff`'s counts the kernel's final loss; `reader diff` of a
 //! lossy run exits 3 (inconclusive) and names the rings and call ids,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The `reader` executable's integration tests: one binary, one module per
 //! command. Each runs the built executable (`CARGO_BIN_EXE_reader`) and
 //! checks its output against the library's or the golden files.

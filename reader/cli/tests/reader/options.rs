@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The `reader` binary's strace-like options on the guest's golden images
 //! and on a trace recorded from them: `-o FILE`, `-p PID` / `--tid TID`
 //! (the same calls as the filter they stand for), and the time styles

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `reader -- COMMAND` on a host without the device: the command line,
 //! and every failure to set the run up (no device, no cgroup2, a cgroup
 //! the reader cannot use) ends it before COMMAND runs. Each COMMAND would

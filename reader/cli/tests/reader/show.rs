@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `reader show` on the golden scenario's ring images and on trace files
 //! recorded from them: the same bytes as the library's replay, exit
 //! status 3 on corrupt records or a truncated trace, standard input, a

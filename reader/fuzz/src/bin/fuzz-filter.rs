@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Fuzz target: a `--filter` expression, parsed, printed back, and
 //! evaluated on the golden scenario's calls when it is accepted.
 

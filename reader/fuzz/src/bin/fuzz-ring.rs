@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Fuzz target: a golden ring image (meta page, consumer page, data
 //! area), drained and shown as `reader show cpu0.ring` does.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Writes the seed corpora: `DIR/ring/` the golden ring images,
 //! `DIR/trace/` trace files recorded from them (whole, and cut inside its
 //! last frame), `DIR/filter/` the filters of the reader's documentation.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Fuzz target: a trace file, streamed and shown as `reader show FILE`
 //! does.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! What the table says about one member: [`AttrMember`], how its value
 //! is shown ([`Repr`]), when a union alias applies ([`Applies`]) and
 //! whether the text shows it ([`TextRule`]).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The table of `struct perf_event_attr` members of the pinned 6.12.94
 //! uapi, and the views that decode captured attr bytes with it.
 //!

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The dynamic PMU types that name `type` and the kprobe/uprobe aliases.
 
 use std::collections::BTreeMap;

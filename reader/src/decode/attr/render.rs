@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! How member values render as text: names, hex, comments. Each renderer
 //! appends to a caller's `String` (the output reuses one per line, so no
 //! rendering allocates); the `String`-returning forms are for tests and

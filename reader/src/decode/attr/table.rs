@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! [`ATTR_MEMBERS`]: every member of `struct perf_event_attr`, and the
 //! lookups by name and record key.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The table and the views against the reference and each other.
 
 use super::render::render_config;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! [`AttrView`]: captured attr bytes decoded through the table.
 
 use std::fmt::Write as _;

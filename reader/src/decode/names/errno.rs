@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The complete x86-64 errno table: number, name and `strerror()` text,
 //! checked against the real headers like the other name tables.
 

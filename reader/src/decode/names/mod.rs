@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Name tables of the pinned 6.12.94 uapi: enumerations (value → name) and
 //! bit sets (bit value → name); the x86-64 errno table is in its own module.
 //!

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The checker's error messages: what is wrong with a filter, and an
 //! example of what to write instead.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The checker: resolves names to fields and constants, checks types, and
 //! turns the syntax tree into an [`Expr`]. Every error a filter can have is
 //! found here or in the parser, before any call is evaluated.

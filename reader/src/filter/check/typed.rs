@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Checked operands and their types: whether two operands can be
 //! compared, and the `config == PERF_COUNT_*` rewrite.
 

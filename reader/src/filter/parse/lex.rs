@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The lexer: filter text to tokens with spans.
 
 use super::syntax;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The lexer and the Pratt parser: filter text to an untyped syntax tree
 //! with spans. Names are not resolved here (the checker does that), so the
 //! tree also serves to show how an expression groups

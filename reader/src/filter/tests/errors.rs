@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Every error kind with its column and suggestion, and the lexer's
 //! corners.
 

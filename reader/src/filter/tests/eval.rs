@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Evaluation on hand-built calls, and the field list.
 
 use antinomie_abi as abi;

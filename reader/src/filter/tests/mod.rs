@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Unit tests: grouping (precedence and associativity) here; the lexer's
 //! corners and every error kind with its column and suggestion in
 //! `errors.rs`; evaluation on hand-built calls in `eval.rs`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Every field reachable, and seeing what the JSON output shows, on the
 //! golden scenario's calls and a few more; members absent from sized-down
 //! attrs; the kprobe aliases.

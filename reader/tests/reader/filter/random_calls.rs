@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Random calls for the property tests: [`CallGen`], drawn by proptest and
 //! built into a [`Call`] through the ring producer's specs.
 

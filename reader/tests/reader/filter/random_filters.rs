@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Random filters against a straightforward reference evaluator over the
 //! JSON line, on random calls; random text and tokens never panic the
 //! parser.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `antinomie-context CONTEXT -- PROGRAM [ARGS...]`: runs PROGRAM in a
 //! privilege context, so that a corpus program's `perf_event_open(2)`
 //! calls go through the permission checks a root caller skips.

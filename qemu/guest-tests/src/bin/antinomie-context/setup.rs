@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The set-up of a context, done as root before the program starts: the
 //! sysctl, then the credentials. It returns and lets `main` exec the
 //! read-back check, so that what is checked is what survives an exec.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The read-back check: what the kernel reports about the calling process
 //! (`/proc/self/status`, `/proc/self/uid_map`, the sysctl), parsed, and
 //! compared with what a context claims. It shares nothing with the set-up

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `antinomie-e2e cause-check --workload-a A.jsonl --workload-b B.jsonl
 //! --diff DIFF.jsonl`: checks the roles in `reader diff --format json`
 //! against the two workloads' own logs.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `antinomie-e2e compare`: every reader line against the call the workload
 //! logged, field by field and attr member by member, and with `--lossy`
 //! the loss accounting against the kernel's counters.

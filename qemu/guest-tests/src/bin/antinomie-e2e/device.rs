@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `antinomie-e2e device`: drives `/dev/antinomie` through its ioctls (the
 //! reader has no switch to disable capture or resize the rings).
 

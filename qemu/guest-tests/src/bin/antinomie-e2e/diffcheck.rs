@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `antinomie-e2e diff-check --workload-a A.jsonl --workload-b B.jsonl
 //! --diff DIFF.jsonl`: checks `reader diff --format json` against the two
 //! workloads' own logs.

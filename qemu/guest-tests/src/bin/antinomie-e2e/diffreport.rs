@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `reader diff --format json`'s report as `diff-check` and `cause-check`
 //! read it: a JSON object a line, each a difference between the two runs
 //! or the summary. A difference names its call in run A and in run B by

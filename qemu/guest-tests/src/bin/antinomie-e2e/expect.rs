@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! What the reader must print for one workload call: the schema's keys in
 //! order and, per key, the value (or range) the model derives from what
 //! the workload passed and got back.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `antinomie-e2e filters`: the Syscall Trace filter, end to end.
 //!
 //! Runs `reader show FILES --filter EXPR` (the real CLI, on the trace the

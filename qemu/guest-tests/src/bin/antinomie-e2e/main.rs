@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `antinomie-e2e`: the end-to-end test's comparator and device helper,
 //! run in the guest next to `reader` and `antinomie-workload`.
 //!

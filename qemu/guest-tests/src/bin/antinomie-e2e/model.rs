@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The comparator's own model of what Antinomie must record for a call,
 //! written from the pinned 6.12.94 uapi (`include/uapi/linux/perf_event.h`,
 //! `hw_breakpoint.h`, `errno.h`), the capture rules of `abi/antinomie.h`

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The workload's log as the comparator reads it: one [`Work`] per call
 //! `antinomie-workload` made, found again by the tag in argument word 5.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The end-to-end scripts of `antinomie-workload` (`e2e`, `e2e-small`,
 //! `burst`, `flush`): `perf_event_open(2)` calls covering the capture's
 //! cases, each logged as one JSON line ([`E2eRecord`]) with everything the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `antinomie-workload`: issues a named script of `perf_event_open(2)` calls
 //! and prints, as one JSON line per call, exactly what it passed and what the
 //! kernel gave back. Tests compare Antinomie's capture of the same calls with

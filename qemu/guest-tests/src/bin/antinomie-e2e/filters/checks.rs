@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Running `reader show --filter` (and `reader fields`) and checking what
 //! it printed: exactly each case's calls, every LOST line kept, each field
 //! exercised, bad filters refused.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The cases of every field `reader fields` lists: presence, comparisons,
 //! bit and truth tests and equality by the field's type, and its named
 //! constants as the model renders them.

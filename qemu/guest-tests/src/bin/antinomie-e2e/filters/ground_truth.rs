@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The calls of the trace as the model sees them: each unfiltered reader
 //! line matched to its workload call and checked field by field, giving
 //! the expected line every filter is evaluated over.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The scenario cases, the questions a user asks of a trace (by errno, by
 //! flag bit, by attr member, by duration, precedence, by an attr changed
 //! during the call),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `struct perf_event_attr` of 6.12.94 as the model knows it: every
 //! member's offset, width, kind, when a union's reading applies and how it
 //! is named, and the JSON objects the reader must print for captured bytes.

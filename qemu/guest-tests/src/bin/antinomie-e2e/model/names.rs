@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The uapi's names the model renders values with (`PERF_TYPE_*`,
 //! `PERF_ATTR_SIZE_VER*`, event ids, sample and format bits, breakpoint
 //! types, clocks, errnos), and how enums, bit sets and configs are

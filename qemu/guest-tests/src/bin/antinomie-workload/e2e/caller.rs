@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! One thread's calling context: places the attr, issues
 //! `perf_event_open(2)` and logs each call as an [`E2eRecord`].
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `antinomie-workload campaign --seed S --calls N [--threads T] [--burst B]
 //! [--passes off,on]`: the randomized campaign of the debug kernel
 //! (`qemu/scenarios/campaign`, `scripts/campaign.sh`).

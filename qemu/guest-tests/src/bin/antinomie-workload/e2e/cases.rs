@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The `e2e` script's calls: the main thread's case list, a change of the attr
 //! made with userfaultfd, the group that ends in `E2BIG`, and the pinned
 //! threads on every CPU.

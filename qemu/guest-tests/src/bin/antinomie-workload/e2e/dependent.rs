@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `antinomie-workload dependent --seed S --rounds R [--threads T]`: a
 //! seeded workload whose calls depend on earlier results, as real
 //! programs' do, for checking how `reader diff` tells a cause from its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! `antinomie-workload random --seed S --calls N [--threads T]
 //! [--tracepoint-id ID]`: a seeded random `perf_event_open(2)` workload
 //! for regression comparisons (two kernels, one workload, `reader diff`),

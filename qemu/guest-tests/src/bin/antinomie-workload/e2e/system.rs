@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The operating-system plumbing of the workload and the campaign: mappings
 //! that end in a guard page, the clock, CPU pinning, and the userfaultfd
 //! uapi with its ioctls.

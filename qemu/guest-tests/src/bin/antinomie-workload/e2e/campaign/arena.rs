@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! A calling thread's memory: the arena's pages, its userfaultfd and the
 //! handler that serves it, the racing writer, and how a call's bytes are
 //! placed in the arena.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The capture side of a pass `on`: the device's counters, `reader --follow
 //! --enable --lossless` and its JSON summary, and the per-epoch accounting
 //! check.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The BPF side of a pass `bpf`: `antinomie-bpf` (`qemu/bpf-contender/`)
 //! attached for the whole pass, draining its ring buffer to a file, and its
 //! summary.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! What one call is: its size, attr bytes, where they lie, pid, cpu, group
 //! fd and flags, drawn from the seed, and how a call and a difference are
 //! described.

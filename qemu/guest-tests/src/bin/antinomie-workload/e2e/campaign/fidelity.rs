@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! A pass `on+bpf`: capture on and the BPF contender attached for the same
 //! calls, so that each call's attr as each tracer recorded it can be held
 //! against the attr the kernel used.

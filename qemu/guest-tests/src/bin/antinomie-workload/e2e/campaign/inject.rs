@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Fault injection's debugfs side: where the kernel injects faults into
 //! slab and page allocations too (`CONFIG_FAILSLAB`,
 //! `CONFIG_FAIL_PAGE_ALLOC`), the attributes that make a call take the same

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! One pass: the plan of its epochs, the calling threads, and between
 //! their bursts the device changes and checks the plan asks for.
 

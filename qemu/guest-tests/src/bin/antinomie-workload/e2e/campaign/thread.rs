@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! A calling thread's side of a pass: its group leader, then its calls
 //! epoch by epoch, each issued and reduced to what it did ([`Outcome`]).
 
