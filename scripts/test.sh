@@ -5,12 +5,13 @@
 #
 #   --host   install the host packages; cargo fmt, clippy, test and doc (with
 #            the attr table checked against the pinned tree's uapi
-#            header); the shell scripts, linted; an SPDX line in every
-#            source file; the perf corpus's verdict scripts on written
-#            perf output; the regression report's KTAP and KCIDB output,
-#            read by kunit_parser.py and kcidb-io; the kernel series
-#            (apply, export, checkpatch) and every kernel configuration.
-#            No kernel build, no guest: a few minutes on a warm machine.
+#            header); the fuzz targets checked and their seeds written;
+#            the shell scripts, linted; an SPDX line in every source
+#            file; the perf corpus's verdict scripts on written perf
+#            output; the regression report's KTAP and KCIDB output, read
+#            by kunit_parser.py and kcidb-io; the kernel series (apply,
+#            export, checkpatch) and every kernel configuration. No
+#            kernel build, no guest: a few minutes on a warm machine.
 #   --guest  the host tier, then the normal kernel built and booted under
 #            QEMU: smoke + KUnit, the capture and its kselftest, capture
 #            from early boot, the kernel's perf_events selftests with
@@ -149,12 +150,33 @@ cargo_test() {
 	ANTINOMIE_KERNEL_SRC=$src cargo test --workspace --locked -- --include-ignored
 }
 
+# The fuzz crate (its own workspace and lock file) against the library as
+# it is: its targets type-checked, and its seeds written from the golden
+# files. Linking a target needs cargo-afl's AFL++ runtime
+# (reader/fuzz/run.sh); checking does not.
+# shellcheck disable=SC2317 # called through step()
+fuzz_crate() {
+	local out t rc=0
+	cargo check --manifest-path reader/fuzz/Cargo.toml --locked --all-targets || return 1
+	out=$(mktemp -d /tmp/antinomie-seeds.XXXXXX)
+	cargo run -q --manifest-path reader/fuzz/Cargo.toml --locked --bin fuzz-seeds -- "$out/seeds" || rc=1
+	for t in ring trace filter; do
+		[ "$rc" -ne 0 ] || [ -n "$(ls -A "$out/seeds/$t" 2>/dev/null)" ] || {
+			echo "error: fuzz-seeds wrote no seeds for $t" >&2
+			rc=1
+		}
+	done
+	rm -rf "$out"
+	return "$rc"
+}
+
 step "host packages" scripts/install-deps.sh
 step "cargo fmt --check" cargo fmt --all --check
 step "cargo clippy -D warnings" cargo clippy --workspace --all-targets --locked -- -D warnings
 step "cargo test (attr table against the pinned uapi header)" cargo_test
 step "cargo doc: the crates' documentation builds without warnings" \
 	env RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
+step "fuzz targets: built against the library, seeds written" fuzz_crate
 step "shellcheck" scripts/check-shell.sh
 step "SPDX: every source file names its licence" scripts/check-spdx.sh
 step "perf corpus: the verdict scripts on written perf output" scripts/tests/corpus-verdicts.sh
