@@ -87,7 +87,7 @@ fn synthetic(cpus: u32, size: usize) -> (Vec<Vec<u8>>, u64) {
                 items: vec![CaptureSpec::complete(a)],
                 ..Default::default()
             });
-            let fail = id % 4 == 0;
+            let fail = id.is_multiple_of(4);
             rings[(cpu + 1) % cpus as usize].exit(&ExitSpec {
                 call_id: id,
                 time_ns: t + 500,

@@ -421,7 +421,7 @@ impl MappedRing {
     // The pointer is page-aligned plus an 8-aligned offset (see SAFETY).
     #[allow(clippy::cast_ptr_alignment)]
     fn meta_atomic(&self, offset: usize) -> &AtomicU64 {
-        debug_assert!(offset % 8 == 0 && offset + 8 <= self.meta.len());
+        debug_assert!(offset.is_multiple_of(8) && offset + 8 <= self.meta.len());
         // SAFETY: the meta page is mapped, page-aligned, for as long as
         // `self`; `offset` is the offset of a u64 field of struct
         // antinomie_meta (8-aligned, within the page). The kernel writes

@@ -131,7 +131,7 @@ impl Stamper {
                 // and returns NULL (tm untouched) on failure.
                 let mut tm: libc::tm = unsafe { std::mem::zeroed() };
                 // SAFETY: both pointers are valid for the call.
-                unsafe { libc::localtime_r(&secs, &mut tm) };
+                unsafe { libc::localtime_r(&raw const secs, &raw mut tm) };
                 let _ = write!(out, "{:02}:{:02}:{:02}", tm.tm_hour, tm.tm_min, tm.tm_sec);
                 if self.style == TimeStyle::WallMicros {
                     let _ = write!(out, ".{:06}", wall.rem_euclid(1_000_000_000) / 1000);

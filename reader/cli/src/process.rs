@@ -95,7 +95,7 @@ impl Inherited {
                     return Err(io::Error::last_os_error());
                 }
             }
-            if libc::sigprocmask(libc::SIG_SETMASK, std::ptr::null(), &mut state.mask) != 0 {
+            if libc::sigprocmask(libc::SIG_SETMASK, std::ptr::null(), &raw mut state.mask) != 0 {
                 return Err(io::Error::last_os_error());
             }
             Ok(state)
@@ -115,10 +115,14 @@ impl Inherited {
         // results are ignored: there is nothing better to do in the child
         // than exec COMMAND with what could be restored.
         unsafe {
-            libc::sigaction(libc::SIGINT, &self.int, std::ptr::null_mut());
-            libc::sigaction(libc::SIGQUIT, &self.quit, std::ptr::null_mut());
+            libc::sigaction(libc::SIGINT, &raw const self.int, std::ptr::null_mut());
+            libc::sigaction(libc::SIGQUIT, &raw const self.quit, std::ptr::null_mut());
             libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-            libc::sigprocmask(libc::SIG_SETMASK, &self.mask, std::ptr::null_mut());
+            libc::sigprocmask(
+                libc::SIG_SETMASK,
+                &raw const self.mask,
+                std::ptr::null_mut(),
+            );
         }
     }
 }
@@ -142,9 +146,9 @@ fn forwarded_set() -> libc::sigset_t {
     // then initialises; the signals are valid.
     unsafe {
         let mut set: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut set);
+        libc::sigemptyset(&raw mut set);
         for sig in FORWARDED {
-            libc::sigaddset(&mut set, sig.as_raw());
+            libc::sigaddset(&raw mut set, sig.as_raw());
         }
         set
     }
@@ -169,7 +173,7 @@ impl CommandSignals {
             libc::signal(libc::SIGINT, libc::SIG_IGN) == libc::SIG_ERR
                 || libc::signal(libc::SIGQUIT, libc::SIG_IGN) == libc::SIG_ERR
                 || libc::signal(libc::SIGCHLD, libc::SIG_DFL) == libc::SIG_ERR
-                || libc::sigprocmask(libc::SIG_BLOCK, &block, std::ptr::null_mut()) != 0
+                || libc::sigprocmask(libc::SIG_BLOCK, &raw const block, std::ptr::null_mut()) != 0
         };
         if failed {
             return Err(io::Error::last_os_error()).context("setting the signals up for COMMAND");
@@ -211,7 +215,9 @@ impl Forwarding {
         }
         let unblock = forwarded_set();
         // SAFETY: `unblock` is a valid set.
-        if unsafe { libc::sigprocmask(libc::SIG_UNBLOCK, &unblock, std::ptr::null_mut()) } != 0 {
+        if unsafe { libc::sigprocmask(libc::SIG_UNBLOCK, &raw const unblock, std::ptr::null_mut()) }
+            != 0
+        {
             return Err(io::Error::last_os_error()).context("unblocking SIGTERM and SIGHUP");
         }
         Ok(forwarding)
@@ -249,9 +255,9 @@ pub(crate) fn die_of(sig: i32) -> ExitCode {
     unsafe {
         libc::signal(sig, libc::SIG_DFL);
         let mut unblock: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut unblock);
-        libc::sigaddset(&mut unblock, sig);
-        libc::sigprocmask(libc::SIG_UNBLOCK, &unblock, std::ptr::null_mut());
+        libc::sigemptyset(&raw mut unblock);
+        libc::sigaddset(&raw mut unblock, sig);
+        libc::sigprocmask(libc::SIG_UNBLOCK, &raw const unblock, std::ptr::null_mut());
         libc::raise(sig);
     }
     ExitCode::from(u8::try_from(128 + sig).unwrap_or(u8::MAX))

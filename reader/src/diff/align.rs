@@ -711,7 +711,7 @@ fn nearest_common(
             break;
         }
         if let Some(&j) = first_in_b.get(&c.key) {
-            if best.map_or(true, |(bi, bj)| i + j < bi + bj) {
+            if best.is_none_or(|(bi, bj)| i + j < bi + bj) {
                 best = Some((i, j));
             }
         }

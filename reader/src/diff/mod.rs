@@ -266,7 +266,7 @@ impl InputKey {
     pub fn same_input(&self, other: &InputKey) -> bool {
         // Equal where both have a value.
         fn agree<T: PartialEq>(a: Option<T>, b: Option<T>) -> bool {
-            a.zip(b).map_or(true, |(a, b)| a == b)
+            a.zip(b).is_none_or(|(a, b)| a == b)
         }
         let read = |s: Option<u64>| s.filter(|&s| s != 0);
         self.nr == other.nr

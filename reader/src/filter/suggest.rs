@@ -43,7 +43,7 @@ where
     for c in candidates {
         let d = distance(wanted, c);
         let limit = (wanted.len().max(c.len()) / 3).clamp(1, 4);
-        if d <= limit && best.map_or(true, |(bd, _)| d < bd) {
+        if d <= limit && best.is_none_or(|(bd, _)| d < bd) {
             best = Some((d, c));
         }
     }

@@ -149,7 +149,7 @@ pub fn parse_header(bytes: &[u8], available: u64) -> Result<abi::RecordHeader, R
         return Err(RecordError::TruncatedHeader { available });
     }
     let h: abi::RecordHeader = read(bytes);
-    if (h.size as usize) < HEADER_SIZE || h.size % abi::RECORD_ALIGN != 0 {
+    if (h.size as usize) < HEADER_SIZE || !h.size.is_multiple_of(abi::RECORD_ALIGN) {
         return Err(RecordError::BadSize { size: h.size });
     }
     if u64::from(h.size) > available {
@@ -274,7 +274,7 @@ impl<'a> Items<'a> {
             if hdr < size_of::<abi::Capture>() {
                 return Err(bad(format!("hdr_size {hdr} is too small")));
             }
-            if size % abi::RECORD_ALIGN as usize != 0 || size > rest.len() {
+            if !size.is_multiple_of(abi::RECORD_ALIGN as usize) || size > rest.len() {
                 return Err(bad(format!(
                     "size {size} is misaligned or overruns the {} bytes left",
                     rest.len()
@@ -282,7 +282,7 @@ impl<'a> Items<'a> {
             }
             if hdr
                 .checked_add(c.copied_len as usize)
-                .map_or(true, |end| end > size)
+                .is_none_or(|end| end > size)
             {
                 return Err(bad(format!(
                     "hdr_size {hdr} + copied_len {} exceeds its size {size}",

@@ -43,7 +43,7 @@ fn span_error(cur: &Cursor, pos: u64, available: u64) -> Option<RecordError> {
             data_size: cur.data_size,
         });
     }
-    (pos % u64::from(abi::RECORD_ALIGN) != 0).then_some(RecordError::Misaligned)
+    (!pos.is_multiple_of(u64::from(abi::RECORD_ALIGN))).then_some(RecordError::Misaligned)
 }
 
 /// Validates one record's copied bytes, including that it claims this
@@ -176,7 +176,7 @@ impl<M: RingMemory> RingConsumer<M> {
             stats: ConsumerStats::default(),
         };
         let behind = producer_pos.wrapping_sub(stored);
-        if behind > data_size || stored % u64::from(abi::RECORD_ALIGN) != 0 {
+        if behind > data_size || !stored.is_multiple_of(u64::from(abi::RECORD_ALIGN)) {
             cur.pending = Some(cur.corrupt(
                 stored,
                 RecordError::BadPositions {

@@ -75,9 +75,9 @@ impl ImageRing {
         let len = image.len() as u64;
         let consumer_end = meta.consumer_offset.checked_add(8);
         let data_end = meta.data_offset.checked_add(meta.data_size);
-        if consumer_end.map_or(true, |e| e > meta.data_offset)
+        if consumer_end.is_none_or(|e| e > meta.data_offset)
             || meta.consumer_offset < u64::from(meta.meta_size)
-            || meta.consumer_offset % 8 != 0
+            || !meta.consumer_offset.is_multiple_of(8)
             || data_end != Some(len)
         {
             return Err(bad(format!(

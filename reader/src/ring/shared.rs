@@ -26,7 +26,7 @@ pub(super) fn copy_wrapped(data: &[u8], offset: usize, buf: &mut [u8]) {
 /// stores are not Rust accesses).
 pub(crate) unsafe fn copy_shared(src: *const u8, out: &mut [u8]) {
     let mut done = 0;
-    if src as usize % 8 == 0 {
+    if (src as usize).is_multiple_of(8) {
         let mut words = out.chunks_exact_mut(8);
         for (i, w) in (&mut words).enumerate() {
             // SAFETY: `src + 8 i` is 8-aligned and within the `out.len()`

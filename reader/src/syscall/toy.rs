@@ -194,7 +194,7 @@ mod tests {
 
     #[test]
     fn the_call_is_the_toy_s_by_its_number() {
-        assert!(std::ptr::eq(toy_call().syscall(), &TOY));
+        assert!(std::ptr::eq(toy_call().syscall(), &raw const TOY));
     }
 
     /// The text line: its name, its int arguments by name, its attr

@@ -266,7 +266,7 @@ fn a_long_lossy_follow_run_stays_bounded_and_exact() {
                 }
             }
             Some((id, _)) => {
-                let long = t == 7 && (id & abi::CALL_ID_SEQ_MASK) % 7 == 0;
+                let long = t == 7 && (id & abi::CALL_ID_SEQ_MASK).is_multiple_of(7);
                 if long && random.below(20_000) != 0 {
                     continue;
                 }

@@ -215,7 +215,7 @@ fn leaf(
         Type::Bool => match kind {
             0 => (key.clone(), Ref::Truth(key)),
             1 => {
-                let b = lits[0].2 % 2 == 0;
+                let b = lits[0].2.is_multiple_of(2);
                 let op = OPS[usize::from(op % 2)];
                 (format!("{key} {op} {b}"), Ref::Cmp(key, op, Jv::Bool(b)))
             }
@@ -293,7 +293,7 @@ fn int_leaf(
             }
             let (t, v) = int_lit(f, actual, lits[0], hex, op < 2);
             // A constant on the left now and then.
-            if lits[0].2 % 5 == 0 {
+            if lits[0].2.is_multiple_of(5) {
                 let flipped = match op_s {
                     "<" => ">",
                     "<=" => ">=",

@@ -227,7 +227,7 @@ fn run_beside_other_user_task(context: Context, again: &[String]) -> Result<u8, 
     }
     let mut status = 0;
     // SAFETY: `child` is this process's child; status is a valid out-pointer.
-    let waited = unsafe { libc::waitpid(child, &mut status, 0) };
+    let waited = unsafe { libc::waitpid(child, &raw mut status, 0) };
     stop_other();
     if waited != child {
         return Err(format!("waitpid: {}", std::io::Error::last_os_error()));

@@ -61,7 +61,7 @@ pub(crate) enum Exp {
 }
 
 fn hex_bytes(s: &str) -> Result<Vec<u8>, String> {
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return Err("odd hex length".into());
     }
     (0..s.len())

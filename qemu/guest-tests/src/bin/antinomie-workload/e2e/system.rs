@@ -76,7 +76,7 @@ pub(super) fn now_ns() -> u64 {
         tv_nsec: 0,
     };
     // SAFETY: ts is a valid timespec to write to.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &raw mut ts) };
     #[allow(clippy::cast_sign_loss)]
     let ns = ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64;
     ns
@@ -89,7 +89,7 @@ pub(super) fn pin(cpu: u32) -> Option<u32> {
     // SAFETY: CPU_SET on a valid set with an index below CPU_SETSIZE.
     unsafe { libc::CPU_SET(cpu as usize, &mut set) };
     // SAFETY: 0 is the calling thread; set is a valid cpu_set_t.
-    let rc = unsafe { libc::sched_setaffinity(0, std::mem::size_of_val(&set), &set) };
+    let rc = unsafe { libc::sched_setaffinity(0, std::mem::size_of_val(&set), &raw const set) };
     (rc == 0).then_some(cpu)
 }
 
@@ -98,7 +98,7 @@ pub fn online_cpus() -> Vec<u32> {
     // SAFETY: as in pin().
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
     // SAFETY: 0 is this thread; set is a valid cpu_set_t to fill.
-    let rc = unsafe { libc::sched_getaffinity(0, std::mem::size_of_val(&set), &mut set) };
+    let rc = unsafe { libc::sched_getaffinity(0, std::mem::size_of_val(&set), &raw mut set) };
     if rc != 0 {
         return vec![0];
     }

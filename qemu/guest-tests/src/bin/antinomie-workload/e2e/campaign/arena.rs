@@ -222,7 +222,7 @@ pub(super) fn serve_faults(
             revents: 0,
         };
         // SAFETY: one valid pollfd.
-        let n = unsafe { libc::poll(&mut pfd, 1, 50) };
+        let n = unsafe { libc::poll(&raw mut pfd, 1, 50) };
         if n <= 0 {
             continue;
         }
