@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Drains the per-CPU rings of `/dev/antinomie` and prints each captured
 //! `perf_event_open` call as a strace-like line, then the run's summary
 //! (per CPU: produced, consumed, lost) on stderr. Needs the patched

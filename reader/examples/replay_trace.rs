@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Replays a trace file that `reader -w FILE` saved and prints its calls,
 //! one strace-like line each, then the run's summary on stderr: what
 //! `reader show FILE` does, with the library alone.
