@@ -21,8 +21,10 @@ changed=$ANTINOMIE_CACHE/kernels/normal+$(basename "$change" .patch)
 before=$(sha256sum <"$normal/kernel/events/core.o")
 
 tmp=$(mktemp -d)
-first=0
-trap 'kill "$first" 2>/dev/null; wait; rm -rf "$tmp"' EXIT
+# The changed kernel's build while it runs ("" once waited for; never 0,
+# which kill(1) takes for the whole process group, the test command's).
+first=""
+trap '[ -z "$first" ] || kill "$first" 2>/dev/null; wait; rm -rf "$tmp"' EXIT
 
 stage "the changed kernel ($(basename "$change")), in the background"
 KERNEL_TEST_PATCH=$change "$ANTINOMIE_ROOT/scripts/build-kernel.sh" normal >"$tmp/changed.log" 2>&1 </dev/null &
@@ -40,7 +42,7 @@ rc=0
 "$ANTINOMIE_ROOT/scripts/build-kernel.sh" normal >"$tmp/normal.log" 2>&1 </dev/null || rc=$?
 first_rc=0
 wait "$first" || first_rc=$?
-first=0
+first=""
 [ "$first_rc" -eq 0 ] || { tail -n 5 "$tmp/changed.log" >&2; die "the changed kernel's build failed (exit $first_rc)"; }
 [ "$rc" -eq 0 ] || { tail -n 5 "$tmp/normal.log" >&2; die "the normal kernel's build failed (exit $rc)"; }
 wait_line=$(grep -m1 'waiting for' "$tmp/normal.log") ||
