@@ -110,7 +110,9 @@ kernel_configs() {
 # builds it in the background, at nice 19 and in a build tree of its own
 # (ANTINOMIE_BUILD_TREE_NAME, so that neither waits for the other's lock),
 # while the guest tier's and the regression step's guests boot on the
-# other core. Its step waits for it and shows its log.
+# other core. Started once the image is built: beside the builds before
+# it (the series patch by patch, the selftests, the guest binaries) it
+# took more from them than it gave. Its step waits for it and shows its log.
 # background_build VARIANT: start that build.
 background_build() {
 	# shellcheck disable=SC2016 # $1 and $2 are the inner shell's.
@@ -187,12 +189,13 @@ step "kernel configs: every option sticks" kernel_configs
 [ "$tier" != host ] || finish
 
 step "kernel build (normal)" scripts/build-kernel.sh normal
-[ "$tier" != full ] || background_build debug
 step "two kernel builds on one cache at once: one waits for the other, each right" scripts/tests/build-lock.sh
 step "capture off costs a NOP per hook site (vmlinux)" scripts/show-nop-path.sh
 step "kernel series: every patch builds on the ones before it" scripts/check-series-builds.sh
 step "kernel selftests (static)" scripts/build-selftests.sh
 step "guest initramfs" qemu/build-initramfs.sh "$ANTINOMIE_CACHE/selftests/root"
+# From here on guests boot, each on one host thread: the other core builds.
+[ "$tier" != full ] || background_build debug
 step "boot: smoke scenario + KUnit" qemu/run.sh --scenario smoke
 step "boot: capture on the raw ABI" qemu/run.sh --quiet --scenario capture
 step "boot: kselftest of the raw ABI" \
@@ -217,7 +220,7 @@ step "regression testing: scripts/regress.sh on the normal kernel and a changed 
 	scripts/tests/regress.sh
 step "kernel build (off: CONFIG_ANTINOMIE=n)" scripts/build-kernel.sh off
 step "boot (off): smoke + KUnit" qemu/run.sh --quiet --variant off --scenario smoke
-step "kernel build (debug: -O2, PREEMPT, KASAN, UBSAN, lockdep, KFENCE), in the background since the normal one" \
+step "kernel build (debug: -O2, PREEMPT, KASAN, UBSAN, lockdep, KFENCE), in the background since the image" \
 	background_wait debug
 step "boot (debug): capture on the raw ABI, no splat" \
 	qemu/run.sh --quiet --variant debug --scenario capture --timeout 900
