@@ -68,6 +68,9 @@ else
 	[ "$ANTINOMIE_BUILD_TREE_NAME" = build ] || out=$ANTINOMIE_CACHE/out/$SRC_KEY-$ANTINOMIE_BUILD_TREE_NAME-$variant
 fi
 link=$variant
+# A tree built as it is is not the variant either (a bisection step, an
+# edit): qemu/run.sh --variant VARIANT+tree boots the last one.
+[ -z "${ANTINOMIE_TREE:-}" ] || link=$variant+tree
 # A kernel with an extra fragment is not the variant: it has its own
 # directory and link, so that --variant VARIANT still boots the variant.
 if [ -n "${KCONFIG_EXTRA:-}" ]; then

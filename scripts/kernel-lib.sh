@@ -120,6 +120,12 @@ ensure_base_git() {
 	if git --git-dir="$BASE_GIT" rev-parse -q --verify "$BASE_REF" >/dev/null 2>&1; then
 		return
 	fi
+	# Two commands on a fresh cache would both import it.
+	hold_lock "base-git-$SRC_KEY" "the import of the pinned source into git"
+	if git --git-dir="$BASE_GIT" rev-parse -q --verify "$BASE_REF" >/dev/null 2>&1; then
+		release_lock "base-git-$SRC_KEY"
+		return
+	fi
 	stage "importing the pristine source into git (once)"
 	rm -rf "$BASE_GIT"
 	git init -q --bare "$BASE_GIT"
@@ -132,12 +138,17 @@ ensure_base_git() {
 		git config core.bare false
 		git config core.worktree "$SRC_DIR"
 		git config core.autocrlf false
+		# Housekeeping in the foreground: a detached git gc or maintenance
+		# would inherit, and hold on to, the caller's cache locks.
+		git config gc.autoDetach false
+		git config maintenance.autoDetach false
 		# The marker file is ours, not the kernel's.
 		printf '/.antinomie-unpacked\n' >"$BASE_GIT/info/exclude"
 		git add -A
 		git commit -q --no-verify -m "Linux $KERNEL_VERSION"
 		git tag antinomie-base
 	) || die "git import of $SRC_DIR failed"
+	release_lock "base-git-$SRC_KEY"
 	info "base commit $(git --git-dir="$BASE_GIT" rev-parse --short=12 "$BASE_REF")"
 }
 

@@ -133,7 +133,9 @@ hold_lock() {
 	file=$ANTINOMIE_CACHE/locks/$name
 	exec {fd}>>"$file"
 	if ! flock -n "$fd"; then
-		info "waiting for $what: held by $(cat "$file" 2>/dev/null || echo 'another command')"
+		local holder
+		holder=$(cat "$file" 2>/dev/null) || true
+		info "waiting for $what: held by ${holder:-another command}"
 		t0=$(date +%s)
 		flock "$fd"
 		info "got $what after $(fmt_secs $(($(date +%s) - t0)))"
@@ -147,9 +149,12 @@ hold_lock() {
 }
 
 # release_lock NAME: give back a lock that hold_lock took in this script.
+# Unlocked before the descriptor is closed: a child that inherited it (a
+# detached git maintenance) would otherwise hold it on.
 release_lock() {
 	local fd=${ANTINOMIE_LOCK_FDS[$1]:-}
 	[ -n "$fd" ] || return 0
+	flock -u "$fd"
 	exec {fd}>&-
 	unset 'ANTINOMIE_LOCK_FDS[$1]'
 	ANTINOMIE_LOCKS_HELD=$(tr ' ' '\n' <<<"$ANTINOMIE_LOCKS_HELD" | grep -vx -e "$1" -e '' | paste -sd' ' -) || true
@@ -158,13 +163,15 @@ release_lock() {
 
 # The kernel build tree, the build directories and the selftests' build:
 # every script that writes them holds this. ANTINOMIE_BUILD_TREE_NAME=NAME
-# builds in a tree of its own, pin/KEY/NAME (default "build"), into build
+# builds in a tree of its own, pin/KEY/NAME (default "build"; another name
+# is build-SOMETHING), into build
 # directories of its own, under a lock of its own: a build that must not
 # wait for the default tree's (the test command builds the debug kernel
 # so while guests boot).
 ANTINOMIE_BUILD_TREE_NAME=${ANTINOMIE_BUILD_TREE_NAME:-build}
-[[ "$ANTINOMIE_BUILD_TREE_NAME" =~ ^[a-z0-9-]+$ ]] ||
-	die "ANTINOMIE_BUILD_TREE_NAME=$ANTINOMIE_BUILD_TREE_NAME: only a-z, 0-9 and -"
+# Named build-*, so that it can never be pin/KEY's src/, edit/ or base.git/.
+[[ "$ANTINOMIE_BUILD_TREE_NAME" =~ ^build(-[a-z0-9]+)*$ ]] ||
+	die "ANTINOMIE_BUILD_TREE_NAME=$ANTINOMIE_BUILD_TREE_NAME: must be build or build-NAME (a-z, 0-9)"
 KERNEL_BUILD_LOCK=kernel-$ANTINOMIE_BUILD_TREE_NAME
 hold_kernel_build_lock() {
 	hold_lock "$KERNEL_BUILD_LOCK" "the kernel build tree '$ANTINOMIE_BUILD_TREE_NAME'"

@@ -255,6 +255,10 @@ stage "the kernel's perf_events selftests (static, for the image)"
 	die "building the selftests failed (see $out/build-selftests.log)"
 selftests=$(tail -n 1 "$out/build-selftests.log")
 [ -d "$selftests" ] || die "the selftests build gave no directory (see $out/build-selftests.log)"
+# A copy, taken under the lock: another checkout's series rebuilds the
+# cache's once this run has let go of it.
+cp -a "$selftests" "$work/selftests" || die "cannot copy the selftests from $selftests"
+selftests=$work/selftests
 
 # What the lists' programs need in the image beyond the guest binaries
 # and the selftests, laid out once by their @image scripts.

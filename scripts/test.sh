@@ -117,7 +117,7 @@ kernel_configs() {
 background_build() {
 	# shellcheck disable=SC2016 # $1 and $2 are the inner shell's.
 	setsid env ANTINOMIE_BUILD_TREE_NAME=build-background nice -n 19 \
-		bash -c 'scripts/build-kernel.sh "$1"; echo $? >"$2"' build "$1" "$background/$1.rc" \
+		bash -c 'scripts/build-kernel.sh "$1"; echo $? >"$2.tmp" && mv "$2.tmp" "$2"' build "$1" "$background/$1.rc" \
 		</dev/null >"$background/$1.log" 2>&1 &
 	background_pid=$!
 	info "building the $1 kernel in the background (nice 19), its step waits for it"

@@ -21,13 +21,14 @@ changed=$ANTINOMIE_CACHE/kernels/normal+$(basename "$change" .patch)
 before=$(sha256sum <"$normal/kernel/events/core.o")
 
 tmp=$(mktemp -d)
-# The changed kernel's build while it runs ("" once waited for; never 0,
-# which kill(1) takes for the whole process group, the test command's).
+# The changed kernel's build while it runs, in a process group of its own
+# (its make and compilers with it); "" once waited for. Never 0, which
+# kill(1) takes for the test command's own process group.
 first=""
-trap '[ -z "$first" ] || kill "$first" 2>/dev/null; wait; rm -rf "$tmp"' EXIT
+trap '[ -z "$first" ] || kill -- -"$first" 2>/dev/null; wait; rm -rf "$tmp"' EXIT
 
 stage "the changed kernel ($(basename "$change")), in the background"
-KERNEL_TEST_PATCH=$change "$ANTINOMIE_ROOT/scripts/build-kernel.sh" normal >"$tmp/changed.log" 2>&1 </dev/null &
+KERNEL_TEST_PATCH=$change setsid "$ANTINOMIE_ROOT/scripts/build-kernel.sh" normal >"$tmp/changed.log" 2>&1 </dev/null &
 first=$!
 for _ in $(seq 600); do
 	grep -q 'applying test patch' "$tmp/changed.log" && break
