@@ -20,20 +20,11 @@ KCIDB_IO_VERSION=141
 # alone), but sync_build_tree rewrites it when the series changed, under
 # a kernel build that may be using it.
 ci_formats_setup() {
-	local venv=$ANTINOMIE_CACHE/venv/kcidb-io-$KCIDB_IO_VERSION
 	resolve_source
 	KUNIT_DIR=$SRC_DIR/tools/testing/kunit
 	[ -f "$KUNIT_DIR/kunit_parser.py" ] || die "no kunit_parser.py in $KUNIT_DIR (is $SRC_DIR the pinned tree?)"
-	KCIDB_PYTHON=$venv/bin/python
-	hold_lock venv-kcidb-io "the kcidb-io venv"
-	if ! "$KCIDB_PYTHON" -c 'import kcidb_io' 2>/dev/null; then
-		stage "installing kcidb-io $KCIDB_IO_VERSION into $venv"
-		rm -rf "$venv"
-		python3 -m venv "$venv" || die "python3 -m venv $venv failed (Debian's python3 needs python3-venv)"
-		"$venv/bin/pip" install -q --disable-pip-version-check "kcidb-io==$KCIDB_IO_VERSION" >"$venv/pip.log" 2>&1 ||
-			die "pip install kcidb-io==$KCIDB_IO_VERSION failed: $(tail -n 3 "$venv/pip.log")"
-	fi
-	release_lock venv-kcidb-io
+	python_venv "kcidb-io-$KCIDB_IO_VERSION" 'import kcidb_io' "kcidb-io==$KCIDB_IO_VERSION"
+	KCIDB_PYTHON=$ANTINOMIE_CACHE/venv/kcidb-io-$KCIDB_IO_VERSION/bin/python
 }
 
 # ktap_results FILE: FILE read by kunit_parser.py. The counts on the first

@@ -55,17 +55,9 @@ done
 
 # lava-run and the qemu it starts; cpio and gzip for the root file system.
 apt_install_missing lava-dispatcher qemu-system-x86 cpio gzip python3-venv
-venv=$ANTINOMIE_CACHE/venv/tuxrun-$TUXRUN_VERSION-tuxlava-$TUXLAVA_VERSION
-hold_lock venv-tuxrun "the tuxrun venv"
-if ! "$venv/bin/tuxrun" --version >/dev/null 2>&1; then
-	stage "installing tuxrun $TUXRUN_VERSION (tuxlava $TUXLAVA_VERSION) into $venv"
-	rm -rf "$venv"
-	python3 -m venv "$venv" || die "python3 -m venv $venv failed"
-	"$venv/bin/pip" install -q --disable-pip-version-check "tuxrun==$TUXRUN_VERSION" "tuxlava==$TUXLAVA_VERSION" \
-		>"$venv/pip.log" 2>&1 ||
-		die "pip install tuxrun==$TUXRUN_VERSION failed: $(tail -n 3 "$venv/pip.log")"
-fi
-release_lock venv-tuxrun
+venv_name=tuxrun-$TUXRUN_VERSION-tuxlava-$TUXLAVA_VERSION
+python_venv "$venv_name" 'import tuxrun, tuxlava' "tuxrun==$TUXRUN_VERSION" "tuxlava==$TUXLAVA_VERSION"
+venv=$ANTINOMIE_CACHE/venv/$venv_name
 
 mkdir -p "$out/job"
 out=$(cd "$out" && pwd)

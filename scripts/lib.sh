@@ -114,6 +114,23 @@ apt_source_download() {
 # Paths of the cache.
 dl_dir() { echo "$ANTINOMIE_CACHE/dl"; }
 
+# python_venv NAME CHECK PACKAGE...: $ANTINOMIE_CACHE/venv/NAME with
+# PACKAGE... from the Python package index, made on first use, one
+# install at a time; CHECK is Python that succeeds once they are there.
+python_venv() {
+	local name=$1 check=$2 venv=$ANTINOMIE_CACHE/venv/$1
+	shift 2
+	hold_lock "venv-$name" "the venv $venv"
+	if ! "$venv/bin/python" -c "$check" >/dev/null 2>&1; then
+		stage "installing $* into $venv"
+		rm -rf "$venv"
+		python3 -m venv "$venv" || die "python3 -m venv $venv failed (Debian's python3 needs python3-venv)"
+		"$venv/bin/pip" install -q --disable-pip-version-check "$@" >"$venv/pip.log" 2>&1 ||
+			die "pip install $* failed: $(tail -n 3 "$venv/pip.log")"
+	fi
+	release_lock "venv-$name"
+}
+
 # Two commands may share one cache (the demo in one terminal, a regression
 # run in another): what they would both write is taken under a lock.
 # ANTINOMIE_LOCKS_HELD, exported, names the locks this process tree holds,
