@@ -3,10 +3,11 @@
 # Capture cost, side by side with ftrace's syscall events, the BPF
 # contender (qemu/bpf-contender/) and strace, in the QEMU guest (method and
 # latest table in BENCHMARKS.md). Builds what it needs: the `bench` kernel
-# (normal + CONFIG_FTRACE_SYSCALLS + the BPF syscall and BPF on
-# tracepoints) and the `bench-off` kernel (CONFIG_ANTINOMIE=n), both
-# without KUnit as a production kernel is (kconfig/variants), QEMU's insn
-# plugin, an image with the host's strace and antinomie-bpf
+# (the guest's base config, the capture, ftrace's syscall events, the BPF
+# syscall and BPF on tracepoints) and the `bench-off` kernel (the base
+# config alone: CONFIG_ANTINOMIE=n), both without KUnit as a production
+# kernel is (kconfig/variants), QEMU's insn plugin, an image with the
+# host's strace and antinomie-bpf
 # (scripts/build-bpf-contender.sh, which installs clang and libbpf); then
 # boots:
 #   1. the bench kernel once: capture off / capture on / ftrace events /

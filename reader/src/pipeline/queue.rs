@@ -19,8 +19,6 @@ use crossbeam_channel::{Receiver, Sender};
 use super::DrainMsg;
 
 /// The default limit of [`crate::pipeline::Mode::Follow`]'s queue: 128 MiB.
-/// A 256 MiB queue gives the guest loss test the same lossless rate
-/// (BENCHMARKS.md, "Loss and the lossless paced rate").
 pub const DEFAULT_QUEUE_BYTES: usize = 128 << 20;
 
 /// What a message costs the queue: its own size and the record bytes it
