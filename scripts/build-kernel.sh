@@ -187,8 +187,25 @@ if [ $config_only -eq 1 ]; then
 	exit 0
 fi
 
-stage "building bzImage in $out (-j$(nproc), ccache)"
-kmake -j"$(nproc)" bzImage >"$out/build.log" 2>&1 &
+# gcov for the objects kconfig/coverage.objects lists, and no other, when
+# the configuration has it: kbuild instruments an object whose
+# GCOV_PROFILE_<name>.o is y, and names are not unique (core.o is in a
+# dozen directories), so each variable is y only in the listed
+# directories ($(obj), expanded by kbuild per directory).
+gcov_args=() gcov_objects=()
+if grep -q '^CONFIG_GCOV_KERNEL=y$' "$out/.config"; then
+	mapfile -t gcov_objects < <(grep -v '^#' "$ANTINOMIE_ROOT/kconfig/coverage.objects" | grep .)
+	declare -A gcov_dirs=()
+	for o in "${gcov_objects[@]}"; do
+		gcov_dirs[$(basename "$o")]+=" $(dirname "$o")"
+	done
+	for name in "${!gcov_dirs[@]}"; do
+		gcov_args+=("GCOV_PROFILE_$name=\$(if \$(filter${gcov_dirs[$name]},\$(obj)),y)")
+	done
+fi
+
+stage "building bzImage in $out (-j$(nproc), ccache${gcov_objects[0]:+, gcov for ${#gcov_objects[@]} objects})"
+kmake -j"$(nproc)" "${gcov_args[@]}" bzImage >"$out/build.log" 2>&1 &
 pid=$!
 t0=$(date +%s) last=$t0
 while kill -0 $pid 2>/dev/null; do
@@ -204,6 +221,17 @@ if ! wait $pid; then
 	die "kernel build failed (full log: $out/build.log)"
 fi
 info "ccache: $(ccache -s 2>/dev/null | grep -E -m1 'Hits:|cache hit \(direct\)' | tr -s ' ' || echo n/a)"
+# What a coverage report needs of this build, kept beside it: each
+# instrumented object's notes (.gcno) and its source as built (a test
+# patch is taken out of the tree again when this script ends).
+rm -rf "$out/coverage"
+for o in "${gcov_objects[@]}"; do
+	[ -f "$out/${o%.o}.gcno" ] || continue # not in this configuration
+	if ! install -D -m 0644 "$out/${o%.o}.gcno" "$out/coverage/${o%.o}.gcno" ||
+		! install -D -m 0644 "$tree/${o%.o}.c" "$out/coverage/${o%.o}.c"; then
+		die "cannot keep the coverage notes of $o in $out/coverage"
+	fi
+done
 mkdir -p "$ANTINOMIE_CACHE/kernels"
 ln -sfn "$out" "$ANTINOMIE_CACHE/kernels/$link"
 stage "built $link kernel"
