@@ -11,13 +11,33 @@
       --out/compare.json: per run, "equal", "differ" or "error" (could not
       test: a context that was not set up, a reader that failed,
       a capture that lost records), with the counts.
-  report --first FILE [--rerun FILE] --meta FILE --out DIR
+  coverage --notes-a DIR --notes-b DIR --a DIR --b DIR --runs FILE
+           [--changed-files FILE] --out FILE
+      What the runs reached of perf_event_open's decisions on each kernel
+      (regress_coverage.py): the kernels' gcov notes and sources as built
+      (--notes-a, --notes-b: a build's coverage/, or "-" for a kernel
+      without gcov) and each run's counters (DIR/NAME/CONTEXT/gcov);
+      --changed-files lists the files the change touches, one a line.
+      Writes --out (coverage.json).
+  functions
+      The functions that decide perf_event_open's result, one a line
+      (regress_coverage.DECISION_FUNCTIONS): what the confirming reruns
+      probe (the corpus scenario's $spec/attribute).
+  attribute --reader READER --a DIR --b DIR --diffs DIR --runs FILE --out FILE
+      Where each differing call's result came from on each kernel
+      (regress_attribution.py): the reruns' results (--a, --b), their
+      kprobe traces and reader diff's JSON (--diffs/NAME/CONTEXT/diff.json)
+      of the runs of --runs. Writes --out (attribution.json).
+  report --first FILE [--rerun FILE] [--coverage FILE] [--attribution FILE]
+         --meta FILE --out DIR
       The report of a regress.sh run: a difference of --first counts only
       when the rerun (--rerun, the differing runs again on both kernels)
       differs too; otherwise it is dropped as not reproducible. Writes
       summary.txt, report.json, junit.xml, report.ktap (KTAP version 1)
       and kcidb.json (KCIDB I/O data) to --out and exits 0 (no behaviour
-      change), 1 (changed) or 125 (could not test).
+      change), 1 (changed), 2 (no behaviour change, but the corpus
+      executed none of the changed lines: not reached) or 125 (could not
+      test).
 """
 
 import argparse
@@ -29,6 +49,9 @@ import subprocess
 import sys
 from pathlib import Path
 from xml.sax.saxutils import escape, quoteattr
+
+import regress_attribution
+import regress_coverage
 
 # How many decoded differing calls the summary shows per run.
 FIRST_DIFFERENCES = 5
@@ -173,6 +196,8 @@ def run_details(r: dict) -> list[str]:
         head += ", confirmed by the rerun on both kernels"
     lines = [head, "first differing calls (reader diff, baseline | changed):"]
     lines += ["  " + l for l in r["first_differences"]]
+    if "attribution" in r:
+        lines += regress_attribution.summary_lines(r["attribution"])
     if r["verdict_changes"]:
         lines.append("the program's own verdicts (- baseline, + changed):")
         lines += ["  " + l for l in r["verdict_changes"][:VERDICT_CHANGES_SHOWN]]
@@ -342,10 +367,17 @@ def cmd_report(args) -> int:
             r.setdefault("shown", "first")
     changed = sum(r["outcome"] == "differ" for r in runs)
     errors = sum(r["outcome"] == "error" for r in runs)
+    coverage = json.loads(Path(args.coverage).read_text()) if args.coverage else None
+    attribution = json.loads(Path(args.attribution).read_text()) if args.attribution else {}
+    for r in runs:
+        if r["outcome"] == "differ" and f"{r['workload']}/{r['context']}" in attribution:
+            r["attribution"] = attribution[f"{r['workload']}/{r['context']}"]
     if changed:
         result, code = "changed", 1
     elif errors or not runs:
         result, code = "could-not-test", 125
+    elif regress_coverage.not_reached(coverage):
+        result, code = "not-reached", 2
     else:
         result, code = "equal", 0
     out = Path(args.out)
@@ -358,6 +390,7 @@ def cmd_report(args) -> int:
         "runs_could_not_test": errors,
         "differences_dropped_not_reproducible": dropped,
         "runs": runs,
+        "coverage": coverage,
     }
     (out / "report.json").write_text(json.dumps(report, indent=1) + "\n")
 
@@ -365,11 +398,15 @@ def cmd_report(args) -> int:
         f"regress: {result.upper()} (exit {code}): {changed} of {len(runs)} workload x context runs "
         f"differ, {errors} could not test, {dropped} difference(s) dropped as not reproducible"
     )
+    if result == "not-reached":
+        headline += "; the corpus executed none of the change's lines"
+    change = regress_coverage.change_lines(coverage) if coverage else []
     lines = [
         headline,
         f"baseline: {meta['baseline']['kernel']}",
         f"changed:  {meta['changed']['kernel']}",
         f"corpus: {', '.join(meta['corpus'])}; seed {meta['seed']}; capture lossless",
+        *change,
         "",
         f"{'workload':<20} {'context':<9} {'outcome':<16} {'calls a/b':>13} {'differing':>9}  kinds",
     ]
@@ -402,7 +439,11 @@ def cmd_report(args) -> int:
                     "   confirmed by the rerun on both kernels"
                     + (f" ({first_count} differing calls)" if first_count is not None else "; shown: the rerun, which found fewer differing calls than the first run")
                 )
+            if "attribution" in r:
+                lines += ["   " + l for l in regress_attribution.summary_lines(r["attribution"])]
             lines.append(f"   full reports: {shown}/{r['workload']}/{r['context']}/diff.txt, diff.json")
+    if coverage:
+        lines += [""] + regress_coverage.summary_lines(coverage)
     (out / "summary.txt").write_text("\n".join(lines) + "\n")
 
     cases = []
@@ -432,19 +473,65 @@ def cmd_report(args) -> int:
     return code
 
 
+def cmd_coverage(args) -> int:
+    runs = [tuple(l.split()) for l in Path(args.runs).read_text().splitlines() if l.strip()]
+    changed_files = None
+    if args.changed_files:
+        changed_files = [l for l in Path(args.changed_files).read_text().splitlines() if l.strip()]
+
+    def notes(d):
+        return None if d == "-" else Path(d)
+
+    cov = regress_coverage.coverage_report(
+        notes(args.notes_a), notes(args.notes_b), Path(args.a), Path(args.b), runs, changed_files
+    )
+    Path(args.out).write_text(json.dumps(cov, indent=1) + "\n")
+    return 0
+
+
+def cmd_functions(args) -> int:
+    for names in regress_coverage.DECISION_FUNCTIONS.values():
+        print("\n".join(names))
+    return 0
+
+
+def cmd_attribute(args) -> int:
+    runs = [tuple(l.split()) for l in Path(args.runs).read_text().splitlines() if l.strip()]
+    att = regress_attribution.attribution_report(args.reader, Path(args.a), Path(args.b), Path(args.diffs), runs)
+    Path(args.out).write_text(json.dumps(att, indent=1) + "\n")
+    return 0
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
     c = sub.add_parser("compare")
     for o in ("--reader", "--a", "--b", "--runs", "--out"):
         c.add_argument(o, required=True)
+    v = sub.add_parser("coverage")
+    for o in ("--notes-a", "--notes-b", "--a", "--b", "--runs", "--out"):
+        v.add_argument(o, required=True)
+    v.add_argument("--changed-files")
+    sub.add_parser("functions")
+    a = sub.add_parser("attribute")
+    for o in ("--reader", "--a", "--b", "--diffs", "--runs", "--out"):
+        a.add_argument(o, required=True)
     r = sub.add_parser("report")
     r.add_argument("--first", required=True)
     r.add_argument("--rerun")
+    r.add_argument("--coverage")
+    r.add_argument("--attribution")
     r.add_argument("--meta", required=True)
     r.add_argument("--out", required=True)
     args = p.parse_args()
-    return cmd_compare(args) if args.cmd == "compare" else cmd_report(args)
+    commands = {
+        "compare": cmd_compare,
+        "coverage": cmd_coverage,
+        "functions": cmd_functions,
+        "attribute": cmd_attribute,
+        "report": cmd_report,
+    }
+    return commands[args.cmd](args)
 
 
 if __name__ == "__main__":

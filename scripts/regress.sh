@@ -10,8 +10,14 @@
 # call by call (reader diff) and its own verdicts (exit status and its
 # stdout lines that start with "verdict: "). Every difference is confirmed
 # by running that workload x context again on both kernels; one the rerun
-# does not show is dropped as not reproducible (and counted). No --patch,
-# no --tree and no --config compares the baseline with itself.
+# does not show is dropped as not reproducible (and counted). The rerun
+# also says where each differing result came from: kprobes on the
+# functions that decide perf_event_open's result name the one that
+# returned it, on each kernel (the verdict itself comes from the first,
+# unprobed run). The test kernels carry gcov on those functions' objects:
+# the report says which of their decisions the corpus reached, and which
+# of the change's lines. No --patch, no --tree and no --config compares
+# the baseline with itself.
 #
 # usage: scripts/regress.sh [--patch FILE... | --tree DIR] [--config FRAGMENT]
 #            [--corpus LIST]... [--contexts LIST] [--seed S] [--out DIR]
@@ -52,7 +58,10 @@
 #                      runs (--rerun), or it could not test
 #
 # Writes to DIR: summary.txt (read it first: per workload x context, the
-# calls, the differing calls by kind and the first few decoded),
+# calls, the differing calls by kind and the first few decoded; the
+# change's lines in the gcov-instrumented sources and whether the corpus
+# reached them; what it reached of perf_event_open's decisions, per
+# function), coverage.json (that coverage in full),
 # report.json, junit.xml (one testcase per workload x context: a
 # difference is a failure, could-not-test an error), report.ktap (KTAP,
 # as kselftest and KUnit report: one test per workload x context, a
@@ -62,9 +71,13 @@
 # results per workload/context: trace, stdout, stderr, status, capture
 # summary), diffs/ (reader diff's text and JSON per workload/context) and
 # the kernel build logs. Format: docs/design.md, "Regression testing".
-# Exit status: 0 no behaviour change, 1 changed, 125 could not test (a
-# build, a boot or a capture failed, a capture lost records, a context
-# could not be set up), so that `git bisect run` can drive it:
+# Exit status: 0 no behaviour change, 1 changed, 2 not reached (no
+# behaviour change, but the change's lines are all in gcov-instrumented
+# sources and the corpus executed none of them: the comparison says
+# nothing of it), 125 could not test (a build, a boot or a capture
+# failed, a capture lost records, a context could not be set up), so
+# that `git bisect run` can drive it (a --tree's changed files are not
+# known, so it never gets 2):
 #   cd TREE && git bisect start BAD GOOD &&
 #   git bisect run ANTINOMIE/scripts/regress.sh --tree . --corpus LIST ...
 . "$(dirname "$0")/lib.sh"
@@ -153,7 +166,7 @@ out=$(cd "$out" && pwd)
 # Nothing of an earlier run may pass for this one's; a bundle writes no
 # report, and leaves an earlier one alone.
 [ -n "$bundle" ] ||
-	rm -rf "$out"/{runs,diffs,diffs-rerun,summary.txt,report.json,junit.xml,report.ktap,kcidb.json,build-*.log,image-*.log,meta.json}
+	rm -rf "$out"/{runs,diffs,diffs-rerun,summary.txt,report.json,junit.xml,report.ktap,kcidb.json,coverage.json,attribution.json,build-*.log,image-*.log,meta.json}
 work=$(mktemp -d "${TMPDIR:-/tmp}/antinomie-regress.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
@@ -181,17 +194,34 @@ compare_report() {
 			--a "$rerun_a" --b "$rerun_b" --runs "$work/differing" \
 			--out "$out/diffs-rerun" || die "comparing the reruns failed"
 		rerun=(--rerun "$out/diffs-rerun/compare.json")
+		stage "where the differing results came from: the reruns' kprobe traces"
+		python3 "$ANTINOMIE_ROOT/scripts/regress-report.py" attribute --reader "$reader" \
+			--a "$rerun_a" --b "$rerun_b" --diffs "$out/diffs-rerun" --runs "$work/differing" \
+			--out "$out/attribution.json" || die "attributing the differing results failed"
+		rerun+=(--attribution "$out/attribution.json")
 	elif [ -s "$work/differing" ]; then
 		info "$(wc -l <"$work/differing") runs differ, and no rerun confirms them (--rerun A2 B2): they could not test"
 	fi
+	# What the runs reached of perf_event_open's decisions, from the
+	# kernels' gcov counters (kconfig/coverage.config): each kernel's
+	# notes and sources as built, kept by build() ("-": none, e.g. results
+	# made elsewhere).
+	stage "coverage: the runs' gcov counters on each kernel"
+	local notes_a=- notes_b=- changed_files=()
+	[ ! -d "$work/coverage-baseline" ] || notes_a=$work/coverage-baseline
+	[ ! -d "$work/coverage-changed" ] || notes_b=$work/coverage-changed
+	[ ! -f "$work/changed-files" ] || changed_files=(--changed-files "$work/changed-files")
+	python3 "$ANTINOMIE_ROOT/scripts/regress-report.py" coverage --notes-a "$notes_a" --notes-b "$notes_b" \
+		--a "$runs_a" --b "$runs_b" --runs "$work/runs" "${changed_files[@]}" --out "$out/coverage.json" ||
+		die "reading the runs' coverage failed"
 	jq -n --arg ka "$kernel_a" --arg kb "$kernel_b" --arg da "$desc_a" --arg db "$desc_b" \
 		--arg seed "$seed" --arg contexts "$contexts" --args \
 		'{baseline: {kernel: $da, bzImage: $ka}, changed: {kernel: $db, bzImage: $kb},
 		  seed: ($seed | tonumber), contexts: ($contexts | split(",")), corpus: $ARGS.positional}' \
 		"${corpora[@]}" >"$out/meta.json"
 	python3 "$ANTINOMIE_ROOT/scripts/regress-report.py" report --first "$out/diffs/compare.json" \
-		"${rerun[@]}" --meta "$out/meta.json" --out "$out" || rc=$?
-	case $rc in 0 | 1 | 125) ;; *) die "writing the report failed (exit $rc)" ;; esac
+		"${rerun[@]}" --coverage "$out/coverage.json" --meta "$out/meta.json" --out "$out" || rc=$?
+	case $rc in 0 | 1 | 2 | 125) ;; *) die "writing the report failed (exit $rc)" ;; esac
 	stage "report: $out/summary.txt, report.json, junit.xml, report.ktap, kcidb.json"
 	sed 's/^/    /' "$out/summary.txt"
 	exit $rc
@@ -302,7 +332,9 @@ fi
 # build LABEL [ENV...]: scripts/build-kernel.sh normal with ENV, its output
 # in $out/build-LABEL.log; the bzImage's path in $built, and a copy of it
 # in $work/bzImage-LABEL, which the boots use: the next build in the same
-# directory (another run's --config) cannot change it.
+# directory (another run's --config) cannot change it. So is the build's
+# coverage/ (gcov's notes and the sources as built), in
+# $work/coverage-LABEL.
 build() {
 	local label=$1 log=$out/build-$1.log rc=0
 	shift
@@ -314,6 +346,8 @@ build() {
 	built=$(tail -n 1 "$log")
 	[ -f "$built" ] || die "building the $label kernel gave no bzImage (see $log)"
 	cp "$built" "$work/bzImage-$label" || die "cannot copy $built"
+	local notes=${built%/arch/x86/boot/bzImage}/coverage
+	[ ! -d "$notes" ] || cp -a "$notes" "$work/coverage-$label" || die "cannot copy $notes"
 }
 stage "building the baseline kernel (pin + series, normal variant)"
 build baseline
@@ -324,6 +358,9 @@ if [ ${#patches[@]} -gt 0 ]; then
 	for p in "${patches[@]}"; do abs+=("$(cd "$(dirname "$p")" && pwd)/$(basename "$p")"); done
 	changed_env+=("KERNEL_TEST_PATCH=$(IFS=: && echo "${abs[*]}")")
 	changed_desc+=" + ${patches[*]}"
+	# The files the change touches, for the coverage report: a change
+	# outside the instrumented sources is not measured.
+	sed -n 's|^+++ b/||p; s|^--- a/||p' "${abs[@]}" | sort -u >"$work/changed-files"
 fi
 if [ -n "$tree" ]; then
 	changed_env+=("ANTINOMIE_TREE=$tree")
@@ -342,16 +379,23 @@ else
 	stage "no --patch, no --tree, no --config: the changed kernel is the baseline (compared with itself)"
 	kernel_b=$kernel_a
 	cp "$work/bzImage-baseline" "$work/bzImage-changed"
+	[ ! -d "$work/coverage-baseline" ] || cp -a "$work/coverage-baseline" "$work/coverage-changed"
 fi
 release_lock "$KERNEL_BUILD_LOCK"
 
-# run_corpus LABEL KERNEL ENTRIES: one boot of the KERNEL (baseline or
-# changed) running every run of ENTRIES (the corpus scenario), results in
-# $out/runs/LABEL.
+# run_corpus LABEL KERNEL ENTRIES [attribute]: one boot of the KERNEL
+# (baseline or changed) running every run of ENTRIES (the corpus
+# scenario), results in $out/runs/LABEL; with "attribute", each run's
+# perf_event_open calls are traced with kprobes on the functions that
+# decide their results (qemu/scenarios/corpus).
 run_corpus() {
 	local label=$1 kernel=$work/bzImage-$2 entries=$3 extra=$work/extra-$1
 	mkdir -p "$out/runs/$label"
 	corpus_files "$extra" "$entries"
+	if [ "${4:-}" = attribute ]; then
+		python3 "$ANTINOMIE_ROOT/scripts/regress-report.py" functions >"$extra/etc/antinomie/corpus/attribute" ||
+			die "cannot list the functions to probe"
+	fi
 	stage "guest image for the $label run ($(wc -l <"$entries") runs)"
 	"$ANTINOMIE_ROOT/qemu/build-initramfs.sh" --out "$work/$label.cpio.gz" "$extra" "$selftests" "${image_dirs[@]}" \
 		>"$work/initramfs-$label.log" 2>&1 || { tail -n 5 "$work/initramfs-$label.log" >&2; die "building the guest image failed"; }
@@ -366,8 +410,8 @@ run_corpus() {
 rerun_differing() {
 	awk 'NR == FNR { differing[$1 " " $2] = 1; next } ($1 " " $2) in differing' \
 		"$work/differing" "$work/entries" >"$work/entries-rerun"
-	run_corpus baseline-rerun baseline "$work/entries-rerun"
-	run_corpus changed-rerun changed "$work/entries-rerun"
+	run_corpus baseline-rerun baseline "$work/entries-rerun" attribute
+	run_corpus changed-rerun changed "$work/entries-rerun" attribute
 }
 
 run_corpus baseline baseline "$work/entries"

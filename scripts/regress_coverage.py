@@ -1,0 +1,374 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""What a regression run reached of perf_event_open's decisions (gcov).
+
+A kernel built with kconfig/coverage.config keeps, beside its build, the
+notes (.gcno) and the source as built of each object kconfig/coverage.objects
+lists (scripts/build-kernel.sh: BUILD/coverage/PATH.gcno and PATH.c); the
+corpus scenario copies the counters after each workload x context to the
+run's gcov/ (PATH.gcda, under its path in debugfs). gcov, the compiler's
+own reader of both (the gcc that built the kernel), turns each run's
+counters into per-line counts and branch outcomes, which are summed over
+the runs.
+
+Reported per function of DECISION_FUNCTIONS: its lines executed, its
+decision lines (lines with a conditional branch) executed, and the branch
+outcomes taken; and for a change (the instrumented sources of the two
+kernels differ), each changed hunk and whether the corpus reached it: an
+added or changed line executed on the changed kernel, or a removed one
+executed on the baseline.
+"""
+
+import difflib
+import json
+import re
+import subprocess
+import tempfile
+from pathlib import Path
+
+# The functions that decide perf_event_open's result, per instrumented
+# source: the open body and the attr's copy, the permission checks, the
+# event's allocation and its PMU's event_init (software, clocks,
+# tracepoints, kprobe and uprobe, breakpoints), the context, the group's
+# and the output's checks. __perf_event_open is the syscall's body (the
+# series moves it out of SYSCALL_DEFINE5(perf_event_open, ...), whose
+# capture hooks decide nothing).
+DECISION_FUNCTIONS = {
+    "kernel/events/core.c": [
+        "__perf_event_open",
+        "perf_copy_attr",
+        "perf_allow_kernel",
+        "perf_check_permission",
+        "perf_event_alloc",
+        "perf_init_event",
+        "perf_try_init_event",
+        "perf_swevent_init",
+        "cpu_clock_event_init",
+        "task_clock_event_init",
+        "perf_tp_event_init",
+        "perf_kprobe_event_init",
+        "perf_uprobe_event_init",
+        "find_lively_task_by_vpid",
+        "find_get_context",
+        "perf_cgroup_connect",
+        "exclusive_event_init",
+        "exclusive_event_installable",
+        "perf_get_aux_event",
+        "perf_event_set_output",
+        "perf_event_set_clock",
+        "perf_event_validate_size",
+        "__perf_event_read_size",
+    ],
+    "kernel/events/hw_breakpoint.c": [
+        "hw_breakpoint_event_init",
+        "register_perf_hw_breakpoint",
+        "hw_breakpoint_parse",
+        "reserve_bp_slot",
+        "__reserve_bp_slot",
+    ],
+    "arch/x86/kernel/hw_breakpoint.c": [
+        "arch_build_bp_info",
+        "hw_breakpoint_arch_parse",
+        "arch_check_bp_in_kernelspace",
+    ],
+    "kernel/trace/trace_event_perf.c": [
+        "perf_trace_event_perm",
+        "perf_trace_event_reg",
+        "perf_trace_event_init",
+        "perf_trace_init",
+        "perf_kprobe_init",
+        "perf_uprobe_init",
+    ],
+    "kernel/trace/trace_kprobe.c": ["create_local_trace_kprobe"],
+    "kernel/trace/trace_uprobe.c": ["create_local_trace_uprobe"],
+}
+# How many unexecuted decision lines the summary shows (report.json has
+# every one).
+UNEXECUTED_SHOWN = 40
+
+
+def function_ranges(source: str, names: list[str]) -> dict[str, tuple[int, int]]:
+    """The first and last line (1-based) of each function's definition in
+    a C source: the line that names it followed by "(" (its type may be on
+    the line before), through the brace that closes its body. A name
+    followed by a prototype (";" before "{") is skipped; a name not
+    defined is left out."""
+    lines = source.split("\n")
+    found = {}
+    for name in names:
+        head = re.compile(r"^(?:[A-Za-z_][\w \t*]*[ \t*])?" + re.escape(name) + r"\(")
+        for i, line in enumerate(lines):
+            if not head.match(line):
+                continue
+            # The signature runs to the first "{" (a definition) or ";"
+            # (a prototype).
+            j, rest = i, line[line.index("(") :]
+            while "{" not in rest and ";" not in rest and j + 1 < len(lines):
+                j += 1
+                rest += lines[j]
+            if "{" not in rest or (";" in rest and rest.index(";") < rest.index("{")):
+                continue
+            depth, end = 0, None
+            for k in range(j, len(lines)):
+                # Braces in strings and comments of these functions come in
+                # pairs or not at all; counting them is enough.
+                depth += lines[k].count("{") - lines[k].count("}")
+                if depth == 0:
+                    end = k
+                    break
+            if end is not None:
+                found[name] = (i + 1, end + 1)
+                break
+    return found
+
+
+def gcov_json(gcno: Path, gcda: Path) -> dict:
+    """gcov's JSON of one object's notes and counters."""
+    with tempfile.TemporaryDirectory() as tmp:
+        stem = Path(tmp) / gcno.stem
+        stem.with_suffix(".gcno").symlink_to(gcno.resolve())
+        stem.with_suffix(".gcda").symlink_to(gcda.resolve())
+        out = subprocess.run(
+            ["gcov", "--branch-probabilities", "--json-format", "--stdout", "-o", tmp, gcno.stem + ".c"],
+            cwd=tmp,
+            capture_output=True,
+            text=True,
+        )
+    if out.returncode != 0 or not out.stdout.startswith("{"):
+        raise RuntimeError(f"gcov could not read {gcda}: {out.stderr.strip()[:300]}")
+    return json.loads(out.stdout)
+
+
+class Counts:
+    """One kernel's counts over the runs, per source line."""
+
+    def __init__(self):
+        self.lines: dict[str, dict[int, int]] = {}
+        self.branches: dict[str, dict[int, list[int]]] = {}
+        self.reached_by: dict[str, dict[int, list[str]]] = {}
+
+    def add(self, rel: str, data: dict, run: str) -> None:
+        lines = self.lines.setdefault(rel, {})
+        branches = self.branches.setdefault(rel, {})
+        reached_by = self.reached_by.setdefault(rel, {})
+        for f in data["files"]:
+            # The object's own source; inline functions of headers are
+            # reported under the headers, which are not measured here.
+            if not (f["file"] == rel or f["file"].endswith("/" + rel)):
+                continue
+            for l in f["lines"]:
+                n = l["line_number"]
+                lines[n] = lines.get(n, 0) + l["count"]
+                if l["count"] and run not in reached_by.setdefault(n, []):
+                    reached_by[n].append(run)
+                counts = [b["count"] for b in l["branches"]]
+                if counts:
+                    have = branches.setdefault(n, [0] * len(counts))
+                    # gcc gives a line the same arcs in every run of one
+                    # build; a line that differs keeps the longer list.
+                    if len(have) < len(counts):
+                        have.extend([0] * (len(counts) - len(have)))
+                    for k, c in enumerate(counts):
+                        have[k] += c
+
+
+def kernel_coverage(notes: Path, results: Path, runs: list[tuple[str, str]]) -> dict:
+    """The coverage of one kernel: its notes (BUILD/coverage) and the
+    counters of each run under its results (results/NAME/CONTEXT/gcov)."""
+    sources = sorted(p.relative_to(notes).as_posix() for p in notes.rglob("*.c"))
+    counts = Counts()
+    missing = []
+    for name, context in runs:
+        gcov_dir = results / name / context / "gcov"
+        saved = [p.as_posix() for p in gcov_dir.rglob("*.gcda")] if gcov_dir.is_dir() else []
+        for rel in sources:
+            # Under the object's path in the build directory: several
+            # objects share a file name (hw_breakpoint.o).
+            suffix = "/" + Path(rel).with_suffix(".gcda").as_posix()
+            gcda = next((Path(p) for p in saved if p.endswith(suffix)), None)
+            if gcda is None:
+                missing.append(f"{name}/{context}: {rel}")
+                continue
+            counts.add(rel, gcov_json(notes / Path(rel).with_suffix(".gcno"), gcda), f"{name} as {context}")
+    functions = []
+    for rel in sources:
+        text = (notes / rel).read_text(errors="replace").split("\n")
+        wanted = DECISION_FUNCTIONS.get(rel, [])
+        ranges = function_ranges("\n".join(text), wanted)
+        lines = counts.lines.get(rel, {})
+        branches = counts.branches.get(rel, {})
+        for fn in wanted:
+            if fn not in ranges:
+                functions.append({"file": rel, "function": fn, "defined": False})
+                continue
+            first, last = ranges[fn]
+            executable = [n for n in range(first, last + 1) if n in lines]
+            if not executable:
+                # Under a configuration that leaves it out (an #ifdef), or
+                # inlined into callers whose lines are elsewhere.
+                functions.append({"file": rel, "function": fn, "defined": False})
+                continue
+            decisions = [n for n in executable if len(branches.get(n, [])) >= 2]
+            outcomes = [c for n in decisions for c in branches[n]]
+            functions.append(
+                {
+                    "file": rel,
+                    "function": fn,
+                    "defined": True,
+                    "first_line": first,
+                    "last_line": last,
+                    "lines": [sum(lines[n] > 0 for n in executable), len(executable)],
+                    "decision_lines": [sum(lines[n] > 0 for n in decisions), len(decisions)],
+                    "branch_outcomes": [sum(c > 0 for c in outcomes), len(outcomes)],
+                    "unexecuted_decision_lines": [
+                        {"line": n, "text": text[n - 1].strip()} for n in decisions if lines[n] == 0
+                    ],
+                }
+            )
+    measured = [f for f in functions if f["defined"]]
+
+    def total(key):
+        return [sum(f[key][0] for f in measured), sum(f[key][1] for f in measured)]
+
+    return {
+        "sources": sources,
+        "runs_without_counters": missing,
+        "functions": functions,
+        "total": {k: total(k) for k in ("lines", "decision_lines", "branch_outcomes")},
+        "counts": counts,
+    }
+
+
+def change_hunks(a_notes: Path, b_notes: Path, a: dict | None, b: dict | None) -> list[dict]:
+    """Every hunk by which the instrumented sources of the two kernels
+    differ, and whether the corpus reached it: one of its new lines
+    executed on the changed kernel, or one of its old lines executed on
+    the baseline (a removed check counts as reached where the baseline ran
+    it)."""
+    hunks = []
+    rels = sorted({p.relative_to(n).as_posix() for n in (a_notes, b_notes) for p in n.rglob("*.c")})
+    for rel in rels:
+        old_path, new_path = a_notes / rel, b_notes / rel
+        old = old_path.read_text(errors="replace").split("\n") if old_path.exists() else []
+        new = new_path.read_text(errors="replace").split("\n") if new_path.exists() else []
+        if old == new:
+            continue
+        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+            if tag == "equal":
+                continue
+            hunk = {
+                "file": rel,
+                "baseline_lines": [i1 + 1, i2],
+                "changed_lines": [j1 + 1, j2],
+                "removed": [l.strip() for l in old[i1:i2]],
+                "added": [l.strip() for l in new[j1:j2]],
+            }
+            executable, reached_by = 0, []
+            for side, lo, hi in ((a, i1, i2), (b, j1, j2)):
+                if side is None:
+                    continue
+                lines = side["counts"].lines.get(rel, {})
+                by = side["counts"].reached_by.get(rel, {})
+                for n in range(lo + 1, hi + 1):
+                    if n in lines:
+                        executable += 1
+                        reached_by += [r for r in by.get(n, []) if r not in reached_by]
+            hunk["executable_lines"] = executable
+            hunk["reached"] = bool(reached_by)
+            hunk["reached_by"] = reached_by
+            hunks.append(hunk)
+    return hunks
+
+
+def coverage_report(a_notes, b_notes, a_results, b_results, runs, changed_files) -> dict:
+    """coverage.json: each kernel's coverage (null when it was built
+    without gcov), the change's hunks in the instrumented sources, and the
+    changed files outside them (not measured)."""
+    a = kernel_coverage(a_notes, a_results, runs) if a_notes and any(Path(a_notes).rglob("*.gcno")) else None
+    b = kernel_coverage(b_notes, b_results, runs) if b_notes and any(Path(b_notes).rglob("*.gcno")) else None
+    hunks = change_hunks(Path(a_notes or "/nonexistent"), Path(b_notes or "/nonexistent"), a, b) if a or b else []
+    measured = set((a or b or {"sources": []})["sources"])
+    report = {
+        "baseline": None if a is None else {k: v for k, v in a.items() if k != "counts"},
+        "changed": None if b is None else {k: v for k, v in b.items() if k != "counts"},
+        "change": {
+            "hunks": hunks,
+            "hunks_reached": sum(h["reached"] for h in hunks),
+            # The patch's files that no gcov measures: what the corpus did
+            # there is not known. null: the change's files are not known
+            # (a tree).
+            "files_not_measured": None
+            if changed_files is None
+            else sorted(f for f in changed_files if f not in measured),
+        },
+    }
+    return report
+
+
+def summary_lines(cov: dict) -> list[str]:
+    """The coverage part of summary.txt."""
+    side = "changed" if cov["changed"] else "baseline"
+    k = cov[side]
+    if k is None:
+        return ["coverage: not measured (neither kernel was built with gcov: kconfig/coverage.config)"]
+
+    def frac(p):
+        return f"{p[0]}/{p[1]}" + (f" {100 * p[0] / p[1]:.0f}%" if p[1] else "")
+
+    t = k["total"]
+    lines = [
+        f"coverage of perf_event_open's decisions (gcov, {side} kernel): decision lines {frac(t['decision_lines'])}, "
+        f"branch outcomes {frac(t['branch_outcomes'])}, lines {frac(t['lines'])}",
+    ]
+    if k["runs_without_counters"]:
+        lines.append(f"  no counters for {len(k['runs_without_counters'])} run x object(s): {k['runs_without_counters'][0]}, ...")
+    lines.append(f"  {'function':<28} {'file':<32} {'decision lines':>15} {'outcomes':>13} {'lines':>13}")
+    for f in k["functions"]:
+        if not f["defined"]:
+            lines.append(f"  {f['function']:<28} {f['file']:<32} not in this kernel (no line of it is compiled)")
+            continue
+        lines.append(
+            f"  {f['function']:<28} {f['file']:<32} {frac(f['decision_lines']):>15} "
+            f"{frac(f['branch_outcomes']):>13} {frac(f['lines']):>13}"
+        )
+    unexecuted = [(f, u) for f in k["functions"] if f["defined"] for u in f["unexecuted_decision_lines"]]
+    if unexecuted:
+        lines.append(f"  decision lines the corpus never executed ({len(unexecuted)}; every one in report.json):")
+        for f, u in unexecuted[:UNEXECUTED_SHOWN]:
+            lines.append(f"    {f['file']}:{u['line']} {f['function']}: {u['text']}")
+    return lines
+
+
+def change_lines(cov: dict) -> list[str]:
+    """What summary.txt says of the change's lines, empty when the two
+    kernels' instrumented sources are the same and no other file is
+    known changed."""
+    ch = cov["change"]
+    lines = []
+    if ch["hunks"]:
+        lines.append(
+            f"change: {len(ch['hunks'])} hunk(s) in the instrumented sources, {ch['hunks_reached']} reached by the corpus"
+        )
+        for h in ch["hunks"]:
+            where = f"{h['file']}:{h['changed_lines'][0]}" + (
+                f"-{h['changed_lines'][1]}" if h["changed_lines"][1] > h["changed_lines"][0] else ""
+            )
+            if h["reached"]:
+                what = "reached by " + ", ".join(h["reached_by"][:4]) + (" ..." if len(h["reached_by"]) > 4 else "")
+            elif h["executable_lines"]:
+                what = "NOT reached: no run executed its lines"
+            else:
+                what = "no executable line (declarations, comments)"
+            lines.append(f"  {where}: {what}")
+    if ch["files_not_measured"]:
+        lines.append("change outside the instrumented sources (not measured): " + ", ".join(ch["files_not_measured"]))
+    return lines
+
+
+def not_reached(cov: dict | None) -> bool:
+    """A change every executable line of which the corpus never ran, all
+    of it in measured sources: nothing the comparison says is about it."""
+    if cov is None:
+        return False
+    ch = cov["change"]
+    executable = [h for h in ch["hunks"] if h["executable_lines"]]
+    return bool(executable) and ch["hunks_reached"] == 0 and ch["files_not_measured"] == []
