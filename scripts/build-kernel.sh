@@ -159,8 +159,10 @@ else
 fi
 
 # merge_config.sh only warns when a requested value is dropped (unmet
-# dependency, unknown symbol): make that fatal.
-bad=0
+# dependency, unknown symbol): make that fatal. A later fragment's value
+# of a symbol replaces an earlier one's, as merge_config.sh merges them
+# (KCONFIG_EXTRA can turn off what a variant's fragment turns on).
+declare -A wanted=() wanted_by=()
 for f in "${files[@]}"; do
 	while IFS= read -r line; do
 		case "$line" in
@@ -168,17 +170,21 @@ for f in "${files[@]}"; do
 		"# CONFIG_"*" is not set") sym=${line#\# } sym=${sym%% *} want=n ;;
 		*) continue ;;
 		esac
-		got=$(grep -E "^$sym=|^# $sym is not set" "$out/.config" | head -n1 || true)
-		case "$got" in
-		"$sym="*) got=${got#*=} ;;
-		*) got=n ;;
-		esac
-		if [ "$want" != "$got" ]; then
-			printf 'error: %s: kernel option %s=%s requested by kconfig/%s did not stick (.config has %s)\n' \
-				"$ANTINOMIE_PROG" "$sym" "$want" "$(basename "$f")" "$got" >&2
-			bad=1
-		fi
+		wanted[$sym]=$want wanted_by[$sym]=$(basename "$f")
 	done < <(sed -e 's/[[:space:]]*$//' "$f")
+done
+bad=0
+for sym in "${!wanted[@]}"; do
+	got=$(grep -E "^$sym=|^# $sym is not set" "$out/.config" | head -n1 || true)
+	case "$got" in
+	"$sym="*) got=${got#*=} ;;
+	*) got=n ;;
+	esac
+	if [ "${wanted[$sym]}" != "$got" ]; then
+		printf 'error: %s: kernel option %s=%s requested by kconfig/%s did not stick (.config has %s)\n' \
+			"$ANTINOMIE_PROG" "$sym" "${wanted[$sym]}" "${wanted_by[$sym]}" "$got" >&2
+		bad=1
+	fi
 done
 [ $bad -eq 0 ] || exit 1
 echo "$config_stamp" >"$out/.antinomie-config-stamp"
