@@ -5,12 +5,16 @@
 # (qemu/corpus/default.list: the seeded random workload in every privilege
 # context, the kernel's perf_events selftests and the result-dependent
 # workload as root).
-#   1. no change (the baseline compared with itself): exit 0, every run
-#      equal, none lossy; each random-workload capture, tracepoints drawn
-#      with a real tracepoint's id, agrees field by field with the
-#      workload's own log (antinomie-e2e compare); report.ktap, read by
-#      the pinned tree's kunit_parser.py, and kcidb.json, valid by
-#      kcidb-io, pass every run;
+#   1. the normal kernel (gcov on the objects that decide
+#      perf_event_open's result: kconfig/coverage.config) and the same
+#      kernel without gcov (--config scripts/tests/regression/no-gcov.config):
+#      exit 0, every run equal, none lossy, so gcov changes no result;
+#      each random-workload capture, tracepoints drawn with a real
+#      tracepoint's id, agrees field by field with the workload's own log
+#      (antinomie-e2e compare); the report's coverage is the baseline's,
+#      counters for every run, every function of the table defined and
+#      reached; report.ktap, read by the pinned tree's kunit_parser.py,
+#      and kcidb.json, valid by kcidb-io, pass every run;
 #   2. a deliberate one-line change to perf_copy_attr()
 #      (scripts/tests/regression/perf-copy-attr-ver0.patch, never shipped):
 #      exit 1; the differing runs are the two workloads' only, each
@@ -25,7 +29,9 @@
 #        shows changed, and every later difference of the thread as its
 #        consequence (antinomie-e2e cause-check);
 #      summary.txt, report.json and junit.xml say the same, and so do
-#      report.ktap (kunit_parser.py) and kcidb.json (kcidb-io);
+#      report.ktap (kunit_parser.py) and kcidb.json (kcidb-io); the change's
+#      one hunk in kernel/events/core.c is reported reached, by the random
+#      workload as root among others;
 #   3. a patch that does not apply: exit 125, the error naming the file
 #      and the hunk;
 #   4. the cheapest real change of scripts/tests/regression/changes/
@@ -34,8 +40,12 @@
 #      workload as root, user-p2 and user-p3: exit 1; user-p3 differs and
 #      reader diff reports exactly the calls whose outcome the workload saw
 #      change (diff-check); root and user-p2 are equal;
-#   5. a run longer than --timeout: exit 125, could not test, the reason
-#      naming the timeout.
+#   5. a run longer than --timeout, with no change (the baseline
+#      compared with itself): exit 125, could not test, the reason naming
+#      the timeout;
+#   6. a change to a line the corpus never executes
+#      (scripts/tests/regression/unreached.patch), with the random
+#      workload as root: exit 2, not reached, the first line saying so.
 # Needs the normal kernel and the guest binaries (the test command makes
 # them); builds the changed kernel (ccache makes it one object).
 #
@@ -91,9 +101,20 @@ random_contexts() {
 	jq -r '.runs[] | select(.workload == "random") | .context' "$1/report.json"
 }
 
-regress same 0
+regress same 0 --config "$ANTINOMIE_ROOT/scripts/tests/regression/no-gcov.config"
 jq -e '.result == "equal" and .runs_differing == 0 and .runs_could_not_test == 0' "$t/same/report.json" >/dev/null ||
 	die "[1] report.json does not say equal: $(jq -c '{result, runs_differing, runs_could_not_test}' "$t/same/report.json")"
+# Coverage: the baseline's (the changed kernel has no gcov), with counters
+# for every run, every function of the table compiled in this kernel (a
+# name the source no longer has fails here), some of their decisions
+# executed, and no change (the same sources).
+jq -e '.coverage.changed == null and .coverage.baseline.runs_without_counters == [] and
+	(.coverage.baseline.functions | length > 0 and all(.defined)) and
+	.coverage.baseline.total.decision_lines[0] > 0 and .coverage.change.hunks == []' "$t/same/report.json" >/dev/null ||
+	die "[1] the coverage is not the baseline's whole: $(jq -c '.coverage | {changed: (.changed == null), missing: .baseline.runs_without_counters[:3], not_compiled: [.baseline.functions[] | select(.defined | not) | .function], total: .baseline.total, hunks: (.change.hunks | length)}' "$t/same/report.json")"
+grep -q "^coverage of perf_event_open's decisions (gcov, baseline kernel): decision lines [0-9]*/[0-9]* " "$t/same/summary.txt" ||
+	die "[1] summary.txt has no coverage line"
+info "[1] $(grep "^coverage of perf_event_open" "$t/same/summary.txt")"
 [ -n "$(random_contexts "$t/same")" ] || die "[1] the random workload did not run"
 # The normal kernel has tracepoints: the random workload draws them with a
 # real one's id, which the corpus scenario reads as root.
@@ -159,6 +180,12 @@ differ=$(jq '.runs_differing' "$r")
 failures=$(grep -c '<failure ' "$t/changed/junit.xml" || true)
 [ "$failures" = "$differ" ] || die "[2] junit.xml has $failures failures, report.json $differ differing runs"
 grep -q '^regress: CHANGED (exit 1)' "$t/changed/summary.txt" || die "[2] summary.txt does not open with the result"
+# The change is one hunk of perf_copy_attr(), which every random run
+# executes.
+jq -e '.coverage.change | (.hunks | length == 1) and .hunks[0].file == "kernel/events/core.c" and
+	.hunks_reached == 1 and (.hunks[0].reached_by | index("random as root")) and .files_not_measured == []' "$r" >/dev/null ||
+	die "[2] the change is not reported as one reached hunk of core.c: $(jq -c '.coverage.change | {hunks: [.hunks[] | {file, changed_lines, reached}], files_not_measured}' "$r")"
+info "[2] $(grep -A1 '^change: ' "$t/changed/summary.txt" | paste -sd' ')"
 ci_formats_check_report "$t/changed"
 
 stage "[3] a patch that does not apply"
@@ -198,4 +225,15 @@ jq -e '.result == "could-not-test" and .runs_could_not_test == 1' "$r" >/dev/nul
 reason=$(jq -r '.runs[0].reason' "$r")
 [[ "$reason" == *"stopped by the 2 s timeout"* ]] || die "[5] the reason does not name the timeout: $reason"
 info "[5] sleeper as root: $reason"
+
+# [6] A change the corpus never executes: equal, and says it saw nothing.
+corpus=$t/random.list contexts=root
+regress unreached 2 --patch "$ANTINOMIE_ROOT/scripts/tests/regression/unreached.patch"
+r=$t/unreached/report.json
+jq -e '.result == "not-reached" and .runs_differing == 0 and .coverage.change.hunks_reached == 0 and
+	(.coverage.change.hunks | length) > 0' "$r" >/dev/null ||
+	die "[6] report.json does not say not reached: $(jq -c '{result, hunks: [.coverage.change.hunks[] | {file, changed_lines, reached}]}' "$r")"
+grep -q "^regress: NOT-REACHED (exit 2): .*the corpus executed none of the change's lines" "$t/unreached/summary.txt" ||
+	die "[6] summary.txt's first line does not say not reached: $(head -n 1 "$t/unreached/summary.txt")"
+info "[6] $(head -n 1 "$t/unreached/summary.txt")"
 stage "regression testing with the one command passed"
