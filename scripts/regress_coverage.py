@@ -285,12 +285,16 @@ def coverage_report(a_notes, b_notes, a_results, b_results, runs, changed_files)
     changed files outside them (not measured)."""
     a = kernel_coverage(a_notes, a_results, runs) if a_notes and any(Path(a_notes).rglob("*.gcno")) else None
     b = kernel_coverage(b_notes, b_results, runs) if b_notes and any(Path(b_notes).rglob("*.gcno")) else None
-    hunks = change_hunks(Path(a_notes or "/nonexistent"), Path(b_notes or "/nonexistent"), a, b) if a or b else []
+    # The change's lines are known only where both kernels kept their
+    # sources as built.
+    compared = a is not None and b is not None
+    hunks = change_hunks(Path(a_notes), Path(b_notes), a, b) if compared else []
     measured = set((a or b or {"sources": []})["sources"])
     report = {
         "baseline": None if a is None else {k: v for k, v in a.items() if k != "counts"},
         "changed": None if b is None else {k: v for k, v in b.items() if k != "counts"},
         "change": {
+            "sources_compared": compared,
             "hunks": hunks,
             "hunks_reached": sum(h["reached"] for h in hunks),
             # The patch's files that no gcov measures: what the corpus did
@@ -344,6 +348,8 @@ def change_lines(cov: dict) -> list[str]:
     known changed."""
     ch = cov["change"]
     lines = []
+    if not ch["sources_compared"]:
+        return ["change: its lines are not measured (a kernel without gcov)"]
     if ch["hunks"]:
         lines.append(
             f"change: {len(ch['hunks'])} hunk(s) in the instrumented sources, {ch['hunks_reached']} reached by the corpus"
@@ -370,5 +376,7 @@ def not_reached(cov: dict | None) -> bool:
     if cov is None:
         return False
     ch = cov["change"]
+    if not ch["sources_compared"]:
+        return False
     executable = [h for h in ch["hunks"] if h["executable_lines"]]
     return bool(executable) and ch["hunks_reached"] == 0 and ch["files_not_measured"] == []
