@@ -20,6 +20,7 @@
 mod caller;
 pub mod campaign;
 mod cases;
+pub mod decisions;
 pub mod dependent;
 pub mod random;
 mod system;

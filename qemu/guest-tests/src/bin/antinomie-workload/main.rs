@@ -11,6 +11,8 @@
 //! `antinomie-workload random --seed S --calls N [--threads T]` (`e2e/random.rs`) or
 //! `antinomie-workload dependent --seed S --rounds R [--threads T]`
 //! (`e2e/dependent.rs`: calls that depend on earlier results) or
+//! `antinomie-workload decisions --seed S` (`e2e/decisions.rs`: a case for
+//! every decision of the open path) or
 //! `antinomie-workload campaign --seed S --calls N [--threads T] [--burst B]
 //! [--passes off,on]` (`e2e/campaign.rs`, the debug kernel's randomized campaign)
 //!
@@ -221,7 +223,7 @@ fn check(case: &Case, rec: &CallRecord) -> Result<(), String> {
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: antinomie-workload [--check] smoke\n       antinomie-workload e2e|e2e-small|burst [N]|flush\n       antinomie-workload random --seed S --calls N [--threads T]\n       antinomie-workload dependent --seed S --rounds R [--threads T]\n       antinomie-workload campaign --seed S --calls N [--threads T] [--burst B] [--passes off,on]"
+        "usage: antinomie-workload [--check] smoke\n       antinomie-workload e2e|e2e-small|burst [N]|flush\n       antinomie-workload random --seed S --calls N [--threads T]\n       antinomie-workload dependent --seed S --rounds R [--threads T]\n       antinomie-workload decisions --seed S\n       antinomie-workload campaign --seed S --calls N [--threads T] [--burst B] [--passes off,on]"
     );
     ExitCode::from(2)
 }
@@ -262,6 +264,9 @@ fn main() -> ExitCode {
     }
     if args.first().is_some_and(|a| a == "dependent") {
         return e2e::dependent::main(&args);
+    }
+    if args.first().is_some_and(|a| a == "decisions") {
+        return e2e::decisions::main(&args);
     }
     if args.first().is_some_and(|a| a == "campaign") {
         return e2e::campaign::main(&args);
