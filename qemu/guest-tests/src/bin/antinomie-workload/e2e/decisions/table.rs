@@ -1278,10 +1278,11 @@ pub(super) static CASES: &[Case] = &[
     },
     Case {
         name: "inherit-fork",
-        target: "perf_init_event: a fork inherits a software, a tracepoint, a breakpoint event (the parent's PMU first; perf_trace_event_perm passes a child) -> fd",
+        target: "perf_init_event: a fork inherits a software event with callchains, a tracepoint, a breakpoint (the parent's PMU first; perf_trace_event_perm passes a child) -> fd",
         build: |p| {
             let inherit = |a: Attr| with(a, |a| a.or_flags(INHERIT));
-            p.open("software", &inherit(faults())).keep(LEADER);
+            let callchains = with(faults(), |a| a.sampling(PERF_SAMPLE_CALLCHAIN));
+            p.open("software", &inherit(callchains)).keep(LEADER);
             let tp = inherit(sched_switch(p));
             p.open("tracepoint", &tp).keep(MEMBERS);
             p.open("", &inherit(watch())).keep(FILE);
@@ -1353,6 +1354,15 @@ pub(super) static CASES: &[Case] = &[
                 "",
                 &with(clock(), |a| a.sampling(PERF_SAMPLE_CALLCHAIN).max_stack(above)),
             );
+        },
+    },
+    Case {
+        name: "callchain-twice",
+        target: "get_callchain_buffers: a second callchain event, the buffers already there -> fd",
+        build: |p| {
+            let a = with(clock(), |a| a.sampling(PERF_SAMPLE_CALLCHAIN));
+            leader(p, &a);
+            p.open("", &a);
         },
     },
     Case {
@@ -1677,6 +1687,14 @@ pub(super) static CASES: &[Case] = &[
         build: |p| {
             let cpu = p.cpu;
             p.open("", &watch()).cpu_wide(cpu);
+        },
+    },
+    Case {
+        name: "bp-task-on-cpu",
+        target: "reserve_bp_slot: a task breakpoint bound to one CPU -> fd",
+        build: |p| {
+            let cpu = p.cpu;
+            p.open("", &watch()).cpu(cpu);
         },
     },
     Case {
