@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Kernel regression testing, end to end, as a kernel developer does it:
 # the one command, scripts/regress.sh, on the default corpus
-# (qemu/corpus/default.list: the seeded random workload in every privilege
-# context, the kernel's perf_events selftests and the result-dependent
-# workload as root).
+# (qemu/corpus/default.list: the seeded random workload and the decisions
+# workload in every privilege context, the kernel's perf_events selftests
+# and the result-dependent workload as root).
 #   1. the normal kernel (gcov on the objects that decide
 #      perf_event_open's result: kconfig/coverage.config) and the same
 #      kernel without gcov (--config scripts/tests/regression/no-gcov.config):
@@ -12,18 +12,18 @@
 #      each random-workload capture, tracepoints drawn with a real
 #      tracepoint's id, agrees field by field with the workload's own log
 #      (antinomie-e2e compare); the report's coverage is the baseline's,
-#      counters for every run, every function of the table defined and
-#      reached; report.ktap, read by the pinned tree's kunit_parser.py,
-#      and kcidb.json, valid by kcidb-io, pass every run;
+#      counters for every run, every function of the table compiled in;
+#      report.ktap, read by the pinned tree's kunit_parser.py, and
+#      kcidb.json, valid by kcidb-io, pass every run;
 #   2. a deliberate one-line change to perf_copy_attr()
 #      (scripts/tests/regression/perf-copy-attr-ver0.patch, never shipped):
-#      exit 1; the differing runs are the two workloads' only, each
+#      exit 1; the differing runs are the three workloads' only, each
 #      confirmed by its rerun; in the comparison the report shows (the
 #      first run's, or the rerun's where that found fewer differing calls):
-#      - random, in every context: reader diff reports exactly the calls
-#        whose outcome the workload itself saw change between the two
-#        kernels, every one and nothing else (antinomie-e2e diff-check,
-#        from the workloads' own logs);
+#      - random and decisions, in every context: reader diff reports
+#        exactly the calls whose outcome the workload itself saw change
+#        between the two kernels, every one and nothing else
+#        (antinomie-e2e diff-check, from the workloads' own logs);
 #      - dependent: reader diff names, per thread whose calls changed,
 #        exactly one cause, the first call whose outcome that thread's log
 #        shows changed, and every later difference of the thread as its
@@ -96,9 +96,12 @@ regress() {
 	awk '/: report: /{ on = 1 } on && n++ < 20' "$t/$name.log"
 }
 
-# random_contexts DIR: the contexts the random workload ran in.
+# contexts_of WORKLOAD DIR: the contexts WORKLOAD ran in.
+contexts_of() {
+	jq -r --arg w "$1" '.runs[] | select(.workload == $w) | .context' "$2/report.json"
+}
 random_contexts() {
-	jq -r '.runs[] | select(.workload == "random") | .context' "$1/report.json"
+	contexts_of random "$1"
 }
 
 regress same 0 --config "$ANTINOMIE_ROOT/scripts/tests/regression/no-gcov.config"
@@ -116,6 +119,7 @@ grep -q "^coverage of perf_event_open's decisions (gcov, baseline kernel): decis
 	die "[1] summary.txt has no coverage line"
 info "[1] $(grep "^coverage of perf_event_open" "$t/same/summary.txt")"
 [ -n "$(random_contexts "$t/same")" ] || die "[1] the random workload did not run"
+[ -n "$(contexts_of decisions "$t/same")" ] || die "[1] the decisions workload did not run"
 # The normal kernel has tracepoints: the random workload draws them with a
 # real one's id, which the corpus scenario reads as root.
 tp_id=$(grep -a -m1 -o 'ANTINOMIE_TRACEPOINT_ID=[0-9]*' "$t/same/runs/baseline/console.log" | cut -d= -f2 || true)
@@ -148,8 +152,8 @@ r=$t/changed/report.json
 jq -e '.result == "changed" and .runs_could_not_test == 0' "$r" >/dev/null ||
 	die "[2] report.json does not say changed: $(jq -c '{result, runs_differing, runs_could_not_test}' "$r")"
 # A difference the rerun did not show (not-reproducible) is not reported.
-others=$(jq -r '.runs[] | select((.outcome == "differ" or .outcome == "error") and .workload != "random" and .workload != "dependent") | "\(.workload) as \(.context): \(.outcome)"' "$r")
-[ -z "$others" ] || die "[2] runs other than the two workloads' are reported: $others"
+others=$(jq -r '.runs[] | select((.outcome == "differ" or .outcome == "error") and .workload != "random" and .workload != "decisions" and .workload != "dependent") | "\(.workload) as \(.context): \(.outcome)"' "$r")
+[ -z "$others" ] || die "[2] runs other than the three workloads' are reported: $others"
 # check NAME WORKLOAD CONTEXT CHECK: antinomie-e2e CHECK (diff-check or
 # cause-check) of the comparison the report of regress NAME shows for
 # WORKLOAD as CONTEXT (the first run's, or its rerun's) against the
@@ -161,12 +165,14 @@ check() {
 	info "$workload as $ctx: $(jq -r --arg w "$workload" --arg c "$ctx" '.runs[] | select(.workload == $w and .context == $c) |
 		"\(.outcome), \(.calls.differing) of \(.calls.a) calls differ"' "$t/$name/report.json"); $what: $(tail -n 1 "$shown_check_out")"
 }
-for ctx in $(random_contexts "$t/changed"); do
-	check changed random "$ctx" diff-check
+for w in random decisions; do
+	for ctx in $(contexts_of "$w" "$t/changed"); do
+		check changed "$w" "$ctx" diff-check
+	done
 done
-# The change alters what a root caller gets, so both workloads must see it
+# The change alters what a root caller gets, so every workload must see it
 # there.
-for w in random dependent; do
+for w in random decisions dependent; do
 	[ "$(outcome "$w" root)" = differ ] ||
 		die "[2] $w as root: the change made no confirmed difference"
 done
