@@ -1,31 +1,38 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! `antinomie-workload decisions --seed S | --list`: a fixed, table-driven walk of
-//! `perf_event_open(2)` calls, one case per decision of the functions that
-//! decide the call's result, for the regression corpus: a change to any of
-//! them changes the result of some call here, in the contexts where that
-//! decision differs.
+//! `antinomie-workload decisions --seed S | --list`: a fixed, table-driven
+//! walk of `perf_event_open(2)` calls, a case for each decision of the
+//! functions that decide the call's result, for the regression corpus: a
+//! change to any of them changes the result of some call here, in the
+//! contexts where that decision differs. `--list` prints the cases.
 //!
 //! The random workload meets the common checks often and the rare ones
 //! never (a leader on another task, a mapped output buffer, the 681st
 //! member of a group, a kprobe name of exactly `KSYM_NAME_LEN` bytes); a
 //! change there passed as "equal". Here every case is written for one
-//! decision: [`table::CASES`] names each with the function and the check it
-//! aims at (`perf_copy_attr: size < VER0 -> E2BIG, size written back`),
-//! and builds its calls: set-up calls (a leader, a group, a mapped ring, a
-//! cgroup directory) and the call that meets the decision. Together they
-//! reach every errno return and success path of `perf_copy_attr()`, the
-//! open body, `perf_event_alloc()`, `perf_init_event()` and
-//! `perf_try_init_event()`, the software, clock, tracepoint, breakpoint,
-//! kprobe, uprobe and msr PMUs' `event_init`, `perf_trace_init()` and
-//! `perf_trace_event_perm()`, `perf_kprobe_init()`/`perf_uprobe_init()`,
-//! the breakpoint checks (`hw_breakpoint_arch_parse()`,
-//! `reserve_bp_slot()`: four slots per type), `perf_check_permission()`
-//! and `perf_allow_*()`, `find_get_context()`, `perf_event_set_output()`,
-//! `perf_event_set_clock()` and `perf_event_validate_size()` that the
-//! guest can host (the module's tests list what it cannot: hardware PMU
-//! paths, allocation failures, races). Privileged set-ups (a CPU-wide
-//! leader, a kprobe) fail in unprivileged contexts, which is a result of
-//! its own: the calls stay the same.
+//! decision: [`table::CASES`] names each with the function and the check
+//! it aims at (`perf_copy_attr: size < PERF_ATTR_SIZE_VER0 -> E2BIG, 136
+//! written back`), and builds its calls: set-up calls (a leader, a group,
+//! a mapped ring, a cgroup directory) and the call that meets the
+//! decision. Together they reach every errno return and success path of
+//! `perf_copy_attr()`, the open body, `perf_event_alloc()`,
+//! `perf_init_event()` and `perf_try_init_event()`, the software, clock,
+//! tracepoint, breakpoint, kprobe, uprobe and msr PMUs' `event_init`,
+//! `perf_trace_init()` and `perf_trace_event_perm()`,
+//! `perf_kprobe_init()` and `perf_uprobe_init()`, the breakpoint checks
+//! (`hw_breakpoint_arch_parse()`, `reserve_bp_slot()`: four slots per
+//! type), `perf_check_permission()` and `perf_allow_*()`,
+//! `find_get_context()`, `perf_cgroup_connect()`,
+//! `perf_event_set_output()`, `perf_event_set_clock()` and
+//! `perf_event_validate_size()` that a TCG guest can host. Out of reach:
+//! the hardware PMU's paths (`move_group`, a software event in a hardware
+//! group, an exclusive PMU's `EBUSY`, `PERF_PMU_CAP_NO_INTERRUPT` with
+//! sampling, address filters, AUX, PMU scopes), allocation failures,
+//! races (`TASK_TOMBSTONE`, an interrupted `exec_update_lock`), an offline
+//! CPU's `ENODEV` (CPU hotplug in the guest the reader runs in), LSM and
+//! lockdown refusals, and what the guest kernel is built without
+//! (`CONFIG_FUNCTION_TRACER`'s function event). Privileged set-ups (a
+//! CPU-wide leader, a kprobe) fail in unprivileged contexts, which is a
+//! result of its own: the calls stay the same.
 //!
 //! Calls never depend on results. The table is planned in full before the
 //! first call ([`plan`]): the seed shuffles the order of the cases and
@@ -33,28 +40,30 @@
 //! says (PMU types from sysfs, the `kernel.perf_event_max_stack` and
 //! `kernel.perf_event_max_sample_rate` sysctls, the tracepoint ids,
 //! `ANTINOMIE_OTHER_PID`) is read once at the start. A set-up call that
-//! fails leaves its slot with a bad fd ([`BAD_FD`](super::random::BAD_FD))
-//! in place of the fd, so
-//! later calls keep their arguments. Every case closes all it opened
-//! (and unmaps, restores `RLIMIT_NOFILE`, reaps its child) before the next
-//! starts, so fd numbers, which `reader diff` leaves out of its key
-//! anyway, come out the same on both kernels too. The strings that kprobe
-//! and uprobe attrs point to lie at a fixed address
+//! fails leaves a bad fd ([`BAD_FD`](super::random::BAD_FD)) in its slot,
+//! so later calls keep their arguments. Every case closes all it opened
+//! (and unmaps, restores `RLIMIT_NOFILE`, reaps its child) before the
+//! next starts, so fd numbers, which `reader diff` leaves out of its key
+//! anyway, come out the same on both kernels too. The strings that
+//! kprobe and uprobe attrs point to lie at a fixed address
 //! ([`STRINGS_AT`], `MAP_FIXED_NOREPLACE`), so that the pointers in the
 //! attr (`config1`, which `reader diff` compares) are the same in every
 //! run.
 //!
-//! Two threads: the main thread makes every call but the leaders of
-//! "another task" (the same process's second thread, so that the pid
-//! argument stays 0, which `reader diff` compares as is), which it asks
-//! the helper thread to open. Both are pinned. What keeps it safe in any
-//! context: every event is `disabled` and never `enable_on_exec`, nothing
-//! execs, so nothing counts, samples, signals or fires; the only child is
-//! a fork that exits at once (it inherits the `inherit` events: their
-//! inheritance goes through `perf_event_alloc()` and `perf_init_event()`
-//! with a parent); a uprobe names a file the workload does not map
-//! (`/bin/busybox`, task-bound, so no other process gets the breakpoint);
-//! kprobes are on `do_sys_open`, at its entry or an instruction boundary.
+//! Two threads, pinned to two CPUs: the main thread makes every call but
+//! the leaders of "another task", which it asks the helper thread to open
+//! (the same process's second thread: its pid argument stays 0, which
+//! `reader diff` compares as is, where another process's pid would
+//! differ between runs). What keeps it safe in any context: every event
+//! is `disabled`, `enable_on_exec` only where the kernel refuses it, and
+//! nothing execs, so nothing counts, samples, signals or fires (a kprobe
+//! is armed while its event is open, with nothing to record into); the
+//! only child is a fork that exits at once (it inherits the `inherit`
+//! events: their inheritance goes through `perf_event_alloc()` and
+//! `perf_init_event()` with a parent); a uprobe names a file the workload
+//! does not map (`/bin/busybox`, task-bound, so no other process gets the
+//! breakpoint); kprobes are on `do_sys_open`, at its entry or an
+//! instruction boundary.
 //!
 //! Each call is logged as the e2e scripts log theirs (`workload::E2eRecord`,
 //! script `decisions`, case `NAME` or `NAME/STEP`), one JSON line on
