@@ -102,6 +102,12 @@ const SYS_ENTER_GETPID_ID: (&str, &str) = (
     "/sys/kernel/tracing/events/syscalls/sys_enter_getpid/id",
     "ANTINOMIE_SYSCALL_TRACEPOINT_ID",
 );
+/// A tracepoint with a `perf_perm` hook (`TRACE_EVENT_PERF_PERM`): it refuses
+/// sampling events before any other permission check.
+const IRQ_WORK_EXIT_ID: (&str, &str) = (
+    "/sys/kernel/tracing/events/irq_vectors/irq_work_exit/id",
+    "ANTINOMIE_PERM_TRACEPOINT_ID",
+);
 /// A tracepoint id no event has (event types are 16-bit).
 pub(super) const NO_SUCH_TRACEPOINT: u64 = 1 << 32;
 /// A PMU type no PMU has, for a PMU sysfs does not list.
@@ -139,6 +145,7 @@ pub(super) struct Env {
     pub(super) other_pid: i32,
     pub(super) sched_switch_id: u64,
     pub(super) sys_enter_getpid_id: u64,
+    pub(super) irq_work_exit_id: u64,
     pub(super) kprobe: Probe,
     pub(super) uprobe: Probe,
     pub(super) msr_type: u32,
@@ -206,6 +213,7 @@ impl Env {
             other_pid,
             sched_switch_id: tracepoint_id(SCHED_SWITCH_ID),
             sys_enter_getpid_id: tracepoint_id(SYS_ENTER_GETPID_ID),
+            irq_work_exit_id: tracepoint_id(IRQ_WORK_EXIT_ID),
             kprobe: probe("kprobe", 32),
             uprobe: probe("uprobe", 32),
             msr_type: read_trimmed("/sys/bus/event_source/devices/msr/type")
@@ -506,8 +514,10 @@ pub(super) fn plan(seed: u64, env: &Env) -> Vec<(usize, Vec<Step>)> {
     for i in (1..order.len()).rev() {
         order.swap(i, rng.index(i + 1));
     }
+    // The CPU the cases name is never the last one, which cpu-last names
+    // on its own: task-on-cpu would make the same call.
     let n = env.cpus.len().max(1);
-    let a = rng.index(n);
+    let a = rng.index((n - 1).max(1));
     let b = if n > 1 {
         (a + 1 + rng.index(n - 1)) % n
     } else {
@@ -596,6 +606,7 @@ mod tests {
             other_pid: 30_000,
             sched_switch_id: 259,
             sys_enter_getpid_id: 400,
+            irq_work_exit_id: 401,
             kprobe: Probe {
                 type_: 8,
                 retprobe_bit: 0,

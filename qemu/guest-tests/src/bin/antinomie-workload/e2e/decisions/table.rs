@@ -1773,6 +1773,21 @@ pub(super) static CASES: &[Case] = &[
         },
     },
     Case {
+        name: "tp-perf-perm-counting",
+        target: "perf_trace_event_perm: a tracepoint's perf_perm hook (irq_vectors/irq_work_exit) lets a counting event through -> fd",
+        build: |p| {
+            p.open("", &tracepoint(p.env.irq_work_exit_id));
+        },
+    },
+    Case {
+        name: "tp-perf-perm-sampling",
+        target: "perf_trace_event_perm: a tracepoint's perf_perm hook (irq_vectors/irq_work_exit) refuses a sampling event -> EPERM",
+        build: |p| {
+            let a = with(tracepoint(p.env.irq_work_exit_id), |a| a.sampling(PERF_SAMPLE_IP));
+            p.open("", &a);
+        },
+    },
+    Case {
         name: "tp-no-such-id",
         target: "perf_trace_init: no tracepoint has the id -> EINVAL",
         build: |p| {
