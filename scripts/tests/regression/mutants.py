@@ -71,7 +71,7 @@ def balanced(s: str) -> bool:
     return depth == 0
 
 
-def sites(rel: str, lines: list[str], first: int, last: int, fn: str):
+def sites(lines: list[str], first: int, last: int):
     """Every mutant of the lines first..last (1-based) of one function:
     (operator, line number, kind, new lines for lines[n-1:n-1+span], span)."""
     for n in range(first, last + 1):
@@ -116,7 +116,7 @@ def main() -> int:
         text = path.read_text()
         lines = text.split("\n")
         for fn, (first, last) in regress_coverage.function_ranges(text, names).items():
-            for op, n, kind, new, span in sites(rel, lines, first, last, fn):
+            for op, n, kind, new, span in sites(lines, first, last):
                 found.append((rel, fn, op, n, kind, new, span, lines))
     if not found:
         sys.exit(f"mutants.py: no mutation site in {src} (not a build's coverage/?)")
