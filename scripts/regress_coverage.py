@@ -18,7 +18,6 @@ added or changed line executed on the changed kernel, or a removed one
 executed on the baseline.
 """
 
-import difflib
 import json
 import re
 import subprocess
@@ -81,21 +80,21 @@ DECISION_FUNCTIONS = {
     "kernel/trace/trace_kprobe.c": ["create_local_trace_kprobe"],
     "kernel/trace/trace_uprobe.c": ["create_local_trace_uprobe"],
 }
-# Decision lines no corpus can execute in a TCG guest of the test kernels,
-# and why: (source, function, the line's text, stripped, which occurrence
-# of that text in the function, reason). Matched by text within the
-# function, so that they follow the line across changes; the report counts them apart and gives the coverage of
+# Decision lines no corpus can execute in a TCG guest of the test kernels
+# (a guest with no hardware PMU), and why: (source, function, the line's
+# text, stripped, which occurrence of that text in the function, reason).
+# Matched by text within the function, so that they follow the line
+# across changes; the report counts them apart and gives the coverage of
 # the rest, the reachable decision lines. One that a run does execute is
-# counted as executed: the table is wrong there, and the report says so.
+# counted as executed and flagged, as is an entry that names no line: the
+# table is wrong there. A guest with a hardware PMU (KVM) is measured
+# without the table.
 NO_AUX_PMU = "needs a PMU with AUX (Intel PT, Arm CoreSight): a TCG guest has none"
 NO_FILTER_PMU = "needs a PMU with address filters (Intel PT, Arm CoreSight): a TCG guest has none"
 NO_EXCLUSIVE_PMU = "needs an exclusive PMU (Intel PT, BTS, CoreSight): a TCG guest has none"
 NO_SCOPE_PMU = "needs a PMU with a scope (uncore, RAPL, cstate): a TCG guest has none"
 NO_FUNCTION_EVENT = "ftrace's function event: the test kernels have no function tracer"
-NO_HARDWARE_CONTEXT = (
-    "needs a PMU of the hardware context: every PMU of a TCG guest (software, clocks, tracepoint, "
-    "breakpoint, kprobe, uprobe, msr) is of the software one"
-)
+NO_HARDWARE_CONTEXT = "needs a PMU of the hardware context: every TCG guest PMU, msr included, is a software one"
 OUT_OF_REACH = [
     ("kernel/events/core.c", "__perf_event_open", "if (is_software_event(group_leader) &&", 1, NO_HARDWARE_CONTEXT),
     ("kernel/events/core.c", "__perf_event_open", "(group_leader->group_caps & PERF_EV_CAP_SOFTWARE)) {", 1, NO_HARDWARE_CONTEXT),
@@ -108,7 +107,7 @@ OUT_OF_REACH = [
     ("kernel/events/core.c", "perf_event_alloc", "event->attr.aux_pause || event->attr.aux_resume)) {", 1, NO_AUX_PMU),
     ("kernel/events/core.c", "perf_event_alloc", "if (!event->addr_filter_ranges) {", 1, NO_FILTER_PMU),
     ("kernel/events/core.c", "perf_event_alloc", "if (event->parent) {", 1, NO_FILTER_PMU),
-    ("kernel/events/core.c", "perf_try_init_event", "BUG_ON(!ctx);", 1, "an assertion"),
+    ("kernel/events/core.c", "perf_try_init_event", "BUG_ON(!ctx);", 1, NO_HARDWARE_CONTEXT),
     ("kernel/events/core.c", "perf_try_init_event", "if (!pmu_cpumask || !cpumask)", 1, NO_SCOPE_PMU),
     ("kernel/events/core.c", "perf_try_init_event", "if (cpu >= nr_cpu_ids)", 1, NO_SCOPE_PMU),
     ("kernel/events/core.c", "find_get_context", "if (err == -EAGAIN)", 1, "a race: the task's context freed while it is found"),
@@ -163,18 +162,25 @@ def function_ranges(source: str, names: list[str]) -> dict[str, tuple[int, int]]
     return found
 
 
-def out_of_reach(rel: str, fn: str, text: list[str], decisions: list[int]) -> dict[int, str]:
-    """The decision lines of one function that OUT_OF_REACH names, with
-    the reason."""
+def out_of_reach(rel: str, fn: str, text: list[str], first: int, last: int) -> tuple[dict[int, str], list[str]]:
+    """The lines of one function (first..last) that OUT_OF_REACH names,
+    with the reason, and the entries that name no line of it (a change
+    removed the line, or the table no longer fits the source)."""
     seen: dict[str, int] = {}
     found = {}
-    for n in decisions:
+    for n in range(first, last + 1):
         line = text[n - 1].strip()
         seen[line] = seen.get(line, 0) + 1
         for src, func, what, occurrence, reason in OUT_OF_REACH:
             if (src, func, what, occurrence) == (rel, fn, line, seen[line]):
                 found[n] = reason
-    return found
+    matched = {(text[n - 1].strip(), reason) for n, reason in found.items()}
+    unmatched = [
+        f"{what} (occurrence {occurrence})"
+        for src, func, what, occurrence, reason in OUT_OF_REACH
+        if (src, func) == (rel, fn) and not any(m[0] == what for m in matched)
+    ]
+    return found, unmatched
 
 
 def gcov_json(gcno: Path, gcda: Path) -> dict:
@@ -230,21 +236,35 @@ class Counts:
 def kernel_coverage(notes: Path, results: Path, runs: list[tuple[str, str]]) -> dict:
     """The coverage of one kernel: its notes (BUILD/coverage) and the
     counters of each run under its results (results/NAME/CONTEXT/gcov)."""
-    sources = sorted(p.relative_to(notes).as_posix() for p in notes.rglob("*.c"))
-    counts = Counts()
-    missing = []
+    noted = sorted(p.relative_to(notes).as_posix() for p in notes.rglob("*.c"))
+    saved = {}
     for name, context in runs:
         gcov_dir = results / name / context / "gcov"
-        saved = [p.as_posix() for p in gcov_dir.rglob("*.gcda")] if gcov_dir.is_dir() else []
+        saved[name, context] = [p.as_posix() for p in gcov_dir.rglob("*.gcda")] if gcov_dir.is_dir() else []
+
+    def counters(run, rel):
+        # Under the object's path in the build directory: several objects
+        # share a file name (hw_breakpoint.o).
+        suffix = "/" + Path(rel).with_suffix(".gcda").as_posix()
+        return next((Path(p) for p in saved[run] if p.endswith(suffix)), None)
+
+    # A source whose object left counters in no run is not in the kernel
+    # that ran (notes an earlier build left in the same directory).
+    sources = [rel for rel in noted if any(counters(run, rel) for run in saved)]
+    counts = Counts()
+    missing = []
+    for run in saved:
         for rel in sources:
-            # Under the object's path in the build directory: several
-            # objects share a file name (hw_breakpoint.o).
-            suffix = "/" + Path(rel).with_suffix(".gcda").as_posix()
-            gcda = next((Path(p) for p in saved if p.endswith(suffix)), None)
+            gcda = counters(run, rel)
             if gcda is None:
-                missing.append(f"{name}/{context}: {rel}")
+                missing.append(f"{run[0]}/{run[1]}: {rel}")
                 continue
-            counts.add(rel, gcov_json(notes / Path(rel).with_suffix(".gcno"), gcda), f"{name} as {context}")
+            counts.add(rel, gcov_json(notes / Path(rel).with_suffix(".gcno"), gcda), f"{run[0]} as {run[1]}")
+    # The out-of-reach table is for a guest without a hardware PMU (the
+    # guests of the test command run under TCG); the corpus scenario lists
+    # the guest's PMUs.
+    pmus = (results / "pmus").read_text().split() if (results / "pmus").exists() else []
+    table_applies = "cpu" not in pmus
     functions = []
     for rel in sources:
         text = (notes / rel).read_text(errors="replace").split("\n")
@@ -265,7 +285,7 @@ def kernel_coverage(notes: Path, results: Path, runs: list[tuple[str, str]]) -> 
                 continue
             decisions = [n for n in executable if len(branches.get(n, [])) >= 2]
             outcomes = [c for n in decisions for c in branches[n]]
-            reasons = out_of_reach(rel, fn, text, decisions)
+            reasons, unmatched = out_of_reach(rel, fn, text, first, last) if table_applies else ({}, [])
             beyond = [n for n in decisions if n in reasons and lines[n] == 0]
             functions.append(
                 {
@@ -286,6 +306,8 @@ def kernel_coverage(notes: Path, results: Path, runs: list[tuple[str, str]]) -> 
                     # Lines the table says no corpus can execute, which a
                     # run did: the table is wrong there.
                     "out_of_reach_executed": [n for n in decisions if n in reasons and lines[n] > 0],
+                    # Table entries that name no line of this source.
+                    "out_of_reach_unmatched": unmatched,
                 }
             )
     measured = [f for f in functions if f["defined"]]
@@ -295,6 +317,9 @@ def kernel_coverage(notes: Path, results: Path, runs: list[tuple[str, str]]) -> 
 
     return {
         "sources": sources,
+        "sources_without_counters": [rel for rel in noted if rel not in sources],
+        "guest_pmus": pmus,
+        "out_of_reach_applied": table_applies,
         "runs_without_counters": missing,
         "functions": functions,
         "total": {k: total(k) for k in ("lines", "decision_lines", "reachable_decision_lines", "branch_outcomes")},
@@ -302,44 +327,100 @@ def kernel_coverage(notes: Path, results: Path, runs: list[tuple[str, str]]) -> 
     }
 
 
-def change_hunks(a_notes: Path, b_notes: Path, a: dict | None, b: dict | None) -> list[dict]:
+# How many lines above a changed line without gcov counts its guard may
+# be: gcc at -O2 keeps no line record for most "return -EINVAL;" and
+# "err = -EACCES;" lines, whose reach is then their if's.
+GUARD_LINES = 3
+
+
+def diff_hunks(old: Path, new: Path) -> list[tuple[int, int, int, int]]:
+    """The hunks by which two files differ, as git diff shows them with
+    no context (its indent heuristic places a removed block where a reader
+    would): (first old line, old count, first new line, new count); a
+    count of 0 places the side's position after that line."""
+    out = subprocess.run(
+        ["git", "diff", "--no-index", "--no-color", "--indent-heuristic", "-U0", str(old), str(new)],
+        capture_output=True,
+        text=True,
+    )
+    if out.returncode not in (0, 1):
+        raise RuntimeError(f"git diff {old} {new} failed: {out.stderr.strip()[:300]}")
+    hunks = []
+    for m in re.finditer(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", out.stdout, re.M):
+        a, b, c, d = m.groups()
+        hunks.append((int(a), int(b if b is not None else 1), int(c), int(d if d is not None else 1)))
+    return hunks
+
+
+def is_code(line: str) -> bool:
+    t = line.strip()
+    return bool(t) and not t.startswith(("/*", "*", "//"))
+
+
+def line_reach(side: dict, rel: str, text: list[str], n: int) -> tuple[str, int, list[str]] | None:
+    """How line n of one kernel's source is measured: ("line", n, runs)
+    when gcov counts it, ("guard", m, runs) when it has no counts but a
+    counted line m at most GUARD_LINES above it (its if) does, None when
+    neither (not measurable, or not code)."""
+    lines = side["counts"].lines.get(rel, {})
+    by = side["counts"].reached_by.get(rel, {})
+    if n in lines:
+        return ("line", n, by.get(n, []))
+    if not is_code(text[n - 1]):
+        return None
+    for m in range(n - 1, max(0, n - 1 - GUARD_LINES), -1):
+        if m in lines:
+            return ("guard", m, by.get(m, []))
+    return None
+
+
+def change_hunks(a_notes: Path, b_notes: Path, a: dict, b: dict) -> list[dict]:
     """Every hunk by which the instrumented sources of the two kernels
-    differ, and whether the corpus reached it: one of its new lines
-    executed on the changed kernel, or one of its old lines executed on
-    the baseline (a removed check counts as reached where the baseline ran
-    it)."""
+    differ, and whether the corpus reached it: one of its new lines ran on
+    the changed kernel, or one of its removed lines on the baseline (a
+    removed check counts as reached where the baseline ran it). A line
+    gcov does not count is reached when its guard ran (line_reach): the
+    if was evaluated, whether or not it took the line's branch."""
     hunks = []
     rels = sorted({p.relative_to(n).as_posix() for n in (a_notes, b_notes) for p in n.rglob("*.c")})
     for rel in rels:
         old_path, new_path = a_notes / rel, b_notes / rel
-        old = old_path.read_text(errors="replace").split("\n") if old_path.exists() else []
-        new = new_path.read_text(errors="replace").split("\n") if new_path.exists() else []
-        if old == new:
+        if not old_path.exists() or not new_path.exists():
             continue
-        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
-            if tag == "equal":
-                continue
-            hunk = {
-                "file": rel,
-                "baseline_lines": [i1 + 1, i2],
-                "changed_lines": [j1 + 1, j2],
-                "removed": [l.strip() for l in old[i1:i2]],
-                "added": [l.strip() for l in new[j1:j2]],
-            }
-            executable, reached_by = 0, []
-            for side, lo, hi in ((a, i1, i2), (b, j1, j2)):
-                if side is None:
-                    continue
-                lines = side["counts"].lines.get(rel, {})
-                by = side["counts"].reached_by.get(rel, {})
-                for n in range(lo + 1, hi + 1):
-                    if n in lines:
-                        executable += 1
-                        reached_by += [r for r in by.get(n, []) if r not in reached_by]
-            hunk["executable_lines"] = executable
-            hunk["reached"] = bool(reached_by)
-            hunk["reached_by"] = reached_by
-            hunks.append(hunk)
+        if old_path.read_bytes() == new_path.read_bytes():
+            continue
+        old = old_path.read_text(errors="replace").split("\n")
+        new = new_path.read_text(errors="replace").split("\n")
+        for first_old, n_old, first_new, n_new in diff_hunks(old_path, new_path):
+            removed = range(first_old, first_old + n_old)
+            added = range(first_new, first_new + n_new)
+            measured, code, reached_by, via = 0, 0, [], set()
+            for side, text, span, kernel in ((a, old, removed, "baseline"), (b, new, added, "changed")):
+                for n in span:
+                    code += is_code(text[n - 1])
+                    how = line_reach(side, rel, text, n)
+                    if how is None:
+                        continue
+                    measured += 1
+                    if how[2]:
+                        via.add(how[0])
+                    reached_by += [f"{r} ({kernel})" for r in how[2] if f"{r} ({kernel})" not in reached_by]
+            hunks.append(
+                {
+                    "file": rel,
+                    "baseline_lines": [first_old, n_old],
+                    "changed_lines": [first_new, n_new],
+                    "removed": [text.strip() for text in old[first_old - 1 : first_old - 1 + n_old]],
+                    "added": [text.strip() for text in new[first_new - 1 : first_new - 1 + n_new]],
+                    # Lines of code on both sides, and those gcov measures
+                    # (counted, or through their guard).
+                    "code_lines": code,
+                    "measured_lines": measured,
+                    "reached": bool(reached_by),
+                    "reached_via": "line" if "line" in via else "guard" if via else None,
+                    "reached_by": reached_by,
+                }
+            )
     return hunks
 
 
@@ -429,15 +510,20 @@ def change_lines(cov: dict) -> list[str]:
             f"change: {len(ch['hunks'])} hunk(s) in the instrumented sources, {ch['hunks_reached']} reached by the corpus"
         )
         for h in ch["hunks"]:
-            where = f"{h['file']}:{h['changed_lines'][0]}" + (
-                f"-{h['changed_lines'][1]}" if h["changed_lines"][1] > h["changed_lines"][0] else ""
-            )
+            first, count = h["changed_lines"] if h["changed_lines"][1] else h["baseline_lines"]
+            kernel = "" if h["changed_lines"][1] else "baseline "
+            where = f"{h['file']}:{kernel}{first}" + (f"-{first + count - 1}" if count > 1 else "")
+            if not h["changed_lines"][1]:
+                where += " (removed)"
             if h["reached"]:
-                what = "reached by " + ", ".join(h["reached_by"][:4]) + (" ..." if len(h["reached_by"]) > 4 else "")
-            elif h["executable_lines"]:
+                what = "reached" + (" (its guard ran)" if h["reached_via"] == "guard" else "") + " by "
+                what += ", ".join(h["reached_by"][:4]) + (" ..." if len(h["reached_by"]) > 4 else "")
+            elif h["measured_lines"]:
                 what = "NOT reached: no run executed its lines"
+            elif h["code_lines"]:
+                what = "not measured: gcov counts none of its lines"
             else:
-                what = "no executable line (declarations, comments)"
+                what = "no code (comments, blank lines)"
             lines.append(f"  {where}: {what}")
     if ch["files_not_measured"]:
         lines.append("change outside the instrumented sources (not measured): " + ", ".join(ch["files_not_measured"]))
@@ -452,5 +538,11 @@ def not_reached(cov: dict | None) -> bool:
     ch = cov["change"]
     if not ch["sources_compared"]:
         return False
-    executable = [h for h in ch["hunks"] if h["executable_lines"]]
-    return bool(executable) and ch["hunks_reached"] == 0 and ch["files_not_measured"] == []
+    # Every run's counters on both kernels, every hunk's code measured:
+    # otherwise what ran is not known.
+    if any(cov[k]["runs_without_counters"] for k in ("baseline", "changed")):
+        return False
+    if any(h["code_lines"] and not h["measured_lines"] for h in ch["hunks"]):
+        return False
+    measured = [h for h in ch["hunks"] if h["measured_lines"]]
+    return bool(measured) and ch["hunks_reached"] == 0 and ch["files_not_measured"] == []
