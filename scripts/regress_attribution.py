@@ -40,13 +40,15 @@ class Call:
         self.children: list["Call"] = []
 
 
-def calls_per_thread(trace: Path) -> tuple[dict[int, list[Call]], list[str]]:
+def calls_per_thread(trace: Path) -> tuple[dict[int, list[Call]], dict[int, str]]:
     """Every __perf_event_open() in the trace, per thread in order, with
-    its nested probed calls; and what could not be paired (a return
-    without its entry: a missed kretprobe)."""
+    its nested probed calls; and per thread what could not be paired (an
+    entry without its return, a return without its entry), which makes
+    every call of that thread unknown: the n-th call may not be the n-th
+    any more."""
     threads: dict[int, list[Call]] = {}
     stacks: dict[int, list[Call]] = {}
-    problems = []
+    problems: dict[int, str] = {}
     for line in trace.read_text(errors="replace").splitlines():
         if line.startswith("#"):
             continue
@@ -57,6 +59,11 @@ def calls_per_thread(trace: Path) -> tuple[dict[int, list[Call]], list[str]]:
         stack = stacks.setdefault(tid, [])
         if kind == "e":
             call = Call(fn)
+            if fn == ROOT and stack:
+                # A syscall does not nest in another: the last call's
+                # returns were lost.
+                problems.setdefault(tid, f"{stack[-1].fn}() has no return")
+                stack.clear()
             if stack:
                 stack[-1].children.append(call)
             elif fn == ROOT:
@@ -71,10 +78,10 @@ def calls_per_thread(trace: Path) -> tuple[dict[int, list[Call]], list[str]]:
         # return (a missed kretprobe).
         names = [c.fn for c in stack]
         if fn not in names:
-            problems.append(f"tid {tid}: {fn} returned without its entry")
+            problems.setdefault(tid, f"{fn}() returned without its entry")
             continue
         while stack[-1].fn != fn:
-            problems.append(f"tid {tid}: {stack.pop().fn} has no return")
+            problems.setdefault(tid, f"{stack.pop().fn}() has no return")
         stack.pop().ret = as_result(int(ret)) if ret is not None else None
     return threads, problems
 
@@ -121,12 +128,16 @@ def show_calls(reader: str, trace: Path) -> dict[int, list[int]]:
     return per_tid
 
 
-def side_attribution(record: dict | None, captured: dict[int, list[int]], traced: dict[int, list[Call]]) -> dict | None:
+def side_attribution(
+    record: dict | None, captured: dict[int, list[int]], traced: dict[int, list[Call]], problems: dict[int, str]
+) -> dict | None:
     """One side of a differing call: its result and the path that
     produced it, or why it is not known."""
     if record is None:
         return None
     tid = record["tid"]
+    if tid in problems:
+        return {"ret": record.get("ret"), "unknown": f"the kprobe trace of its thread is not whole: {problems[tid]}"}
     times = captured.get(tid, [])
     if record["time_ns"] not in times:
         return {"ret": record.get("ret"), "unknown": "the call is not in the capture's trace"}
@@ -149,9 +160,9 @@ def attribute_run(reader: str, a: Path, b: Path, diff_json: Path) -> dict:
         trace = d / "attribution.trace"
         if not trace.exists():
             return {"unknown": f"no attribution trace on the {label} kernel"}
-        overrun = (d / "attribution.overrun").read_text().strip() if (d / "attribution.overrun").exists() else "?"
-        if overrun != "0":
-            return {"unknown": f"the {label} kernel's trace buffer overran ({overrun} events lost)"}
+        lost = (d / "attribution.lost").read_text().strip() if (d / "attribution.lost").exists() else "?"
+        if lost != "0":
+            return {"unknown": f"the {label} kernel's kprobe trace lost events ({lost}: overruns and missed probes)"}
         traced, problems = calls_per_thread(trace)
         sides[label] = (show_calls(reader, d / "trace.antinomie"), traced, problems)
     calls = []
@@ -163,13 +174,16 @@ def attribute_run(reader: str, a: Path, b: Path, diff_json: Path) -> dict:
             {
                 "call": ev["call"],
                 "role": ev.get("role"),
-                "baseline": side_attribution(ev.get("a"), *sides["baseline"][:2]),
-                "changed": side_attribution(ev.get("b"), *sides["changed"][:2]),
+                "baseline": side_attribution(ev.get("a"), *sides["baseline"]),
+                "changed": side_attribution(ev.get("b"), *sides["changed"]),
             }
         )
         if len(calls) == ATTRIBUTED_PER_RUN:
             break
-    return {"calls": calls, "trace_problems": sides["baseline"][2][:5] + sides["changed"][2][:5]}
+    return {
+        "calls": calls,
+        "trace_problems": [f"{k} tid {t}: {why}" for k in sides for t, why in sides[k][2].items()][:10],
+    }
 
 
 def attribution_report(reader: str, a: Path, b: Path, diffs: Path, runs: list[tuple[str, str]]) -> dict:
