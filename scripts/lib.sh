@@ -54,6 +54,11 @@ info() {
 	printf '    %s\n' "$*"
 }
 
+# warn MSG: a problem that does not stop the command, on stderr.
+warn() {
+	printf 'warning: %s: %s\n' "$ANTINOMIE_PROG" "$*" >&2
+}
+
 # die MSG: the one-line reason, on stderr, then a non-zero exit.
 die() {
 	printf 'error: %s: %s\n' "$ANTINOMIE_PROG" "$*" >&2

@@ -166,7 +166,7 @@ out=$(cd "$out" && pwd)
 # Nothing of an earlier run may pass for this one's; a bundle writes no
 # report, and leaves an earlier one alone.
 [ -n "$bundle" ] ||
-	rm -rf "$out"/{runs,diffs,diffs-rerun,summary.txt,report.json,junit.xml,report.ktap,kcidb.json,coverage.json,attribution.json,build-*.log,image-*.log,meta.json}
+	rm -rf "$out"/{runs,diffs,diffs-rerun,summary.txt,report.json,junit.xml,report.ktap,kcidb.json,coverage.json,coverage.log,attribution.json,attribution.log,build-*.log,image-*.log,meta.json}
 work=$(mktemp -d "${TMPDIR:-/tmp}/antinomie-regress.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
@@ -195,10 +195,13 @@ compare_report() {
 			--out "$out/diffs-rerun" || die "comparing the reruns failed"
 		rerun=(--rerun "$out/diffs-rerun/compare.json")
 		stage "where the differing results came from: the reruns' kprobe traces"
-		python3 "$ANTINOMIE_ROOT/scripts/regress-report.py" attribute --reader "$reader" \
+		if python3 "$ANTINOMIE_ROOT/scripts/regress-report.py" attribute --reader "$reader" \
 			--a "$rerun_a" --b "$rerun_b" --diffs "$out/diffs-rerun" --runs "$work/differing" \
-			--out "$out/attribution.json" || die "attributing the differing results failed"
-		rerun+=(--attribution "$out/attribution.json")
+			--out "$out/attribution.json" 2>"$out/attribution.log"; then
+			rerun+=(--attribution "$out/attribution.json")
+		else
+			warn "attributing the differing results failed: the report has no attribution ($(tail -n 1 "$out/attribution.log"))"
+		fi
 	elif [ -s "$work/differing" ]; then
 		info "$(wc -l <"$work/differing") runs differ, and no rerun confirms them (--rerun A2 B2): they could not test"
 	fi
@@ -211,16 +214,23 @@ compare_report() {
 	[ ! -d "$work/coverage-baseline" ] || notes_a=$work/coverage-baseline
 	[ ! -d "$work/coverage-changed" ] || notes_b=$work/coverage-changed
 	[ ! -f "$work/changed-files" ] || changed_files=(--changed-files "$work/changed-files")
-	python3 "$ANTINOMIE_ROOT/scripts/regress-report.py" coverage --notes-a "$notes_a" --notes-b "$notes_b" \
-		--a "$runs_a" --b "$runs_b" --runs "$work/runs" "${changed_files[@]}" --out "$out/coverage.json" ||
-		die "reading the runs' coverage failed"
+	# Coverage and attribution describe the result; neither decides it,
+	# so a failure of either leaves the report without it, said, instead
+	# of turning a result into could-not-test.
+	local coverage=(--coverage "$out/coverage.json")
+	if ! python3 "$ANTINOMIE_ROOT/scripts/regress-report.py" coverage --notes-a "$notes_a" --notes-b "$notes_b" \
+		--a "$runs_a" --b "$runs_b" --runs "$work/runs" "${changed_files[@]}" --out "$out/coverage.json" \
+		2>"$out/coverage.log"; then
+		warn "reading the runs' coverage failed: the report has none ($(tail -n 1 "$out/coverage.log"))"
+		coverage=()
+	fi
 	jq -n --arg ka "$kernel_a" --arg kb "$kernel_b" --arg da "$desc_a" --arg db "$desc_b" \
 		--arg seed "$seed" --arg contexts "$contexts" --args \
 		'{baseline: {kernel: $da, bzImage: $ka}, changed: {kernel: $db, bzImage: $kb},
 		  seed: ($seed | tonumber), contexts: ($contexts | split(",")), corpus: $ARGS.positional}' \
 		"${corpora[@]}" >"$out/meta.json"
 	python3 "$ANTINOMIE_ROOT/scripts/regress-report.py" report --first "$out/diffs/compare.json" \
-		"${rerun[@]}" --coverage "$out/coverage.json" --meta "$out/meta.json" --out "$out" || rc=$?
+		"${rerun[@]}" "${coverage[@]}" --meta "$out/meta.json" --out "$out" || rc=$?
 	case $rc in 0 | 1 | 2 | 125) ;; *) die "writing the report failed (exit $rc)" ;; esac
 	stage "report: $out/summary.txt, report.json, junit.xml, report.ktap, kcidb.json"
 	sed 's/^/    /' "$out/summary.txt"
@@ -358,9 +368,14 @@ if [ ${#patches[@]} -gt 0 ]; then
 	for p in "${patches[@]}"; do abs+=("$(cd "$(dirname "$p")" && pwd)/$(basename "$p")"); done
 	changed_env+=("KERNEL_TEST_PATCH=$(IFS=: && echo "${abs[*]}")")
 	changed_desc+=" + ${patches[*]}"
-	# The files the change touches, for the coverage report: a change
-	# outside the instrumented sources is not measured.
-	sed -n 's|^+++ b/||p; s|^--- a/||p' "${abs[@]}" | sort -u >"$work/changed-files"
+	# The files the change touches, for the coverage report (a change
+	# outside the instrumented sources is not measured), as git apply
+	# reads the patches, whatever their path prefixes; none known, none
+	# listed (the report then never says "not reached").
+	for p in "${abs[@]}"; do
+		git apply --numstat "$p" | cut -f3 || true
+	done | sort -u >"$work/changed-files"
+	[ -s "$work/changed-files" ] || rm -f "$work/changed-files"
 fi
 if [ -n "$tree" ]; then
 	changed_env+=("ANTINOMIE_TREE=$tree")
