@@ -251,7 +251,7 @@ if [ -n "$deb_dir" ]; then
 	stamp=$out/.antinomie-deb-stamp
 	touch "$stamp"
 	stage "packaging: make bindeb-pkg (linux-image only)"
-	kmake -j"$(nproc)" KDEB_PKGVERSION="$KERNEL_VERSION-$KBUILD_BUILD_VERSION" \
+	kmake -j"$(nproc)" "${gcov_args[@]}" KDEB_PKGVERSION="$KERNEL_VERSION-$KBUILD_BUILD_VERSION" \
 		DPKG_FLAGS="-d -Ppkg.linux-upstream.nokernelheaders" bindeb-pkg \
 		>"$out/deb.log" 2>&1 || die "make bindeb-pkg failed (see $out/deb.log)"
 	deb=$(find "$(dirname "$out")" -maxdepth 1 -name 'linux-image-*.deb' -newer "$stamp" ! -name '*-dbg_*' | head -n 1)
