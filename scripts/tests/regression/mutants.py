@@ -22,9 +22,10 @@ testing, on the lines that decide the result:
   refactor  an if's condition is wrapped in unlikely(): the same
             behaviour (Kind: refactor, which must come out equal)
 
-Every site is a single line; the draw is independent of what any corpus
-reaches. A behaviour mutant can still be equivalent (no caller can tell),
-which only reading it says.
+Every site is a single line: conditions that span lines are left alone,
+and a check is dropped only where its if guards one statement. The draw
+is independent of what any corpus reaches. A behaviour mutant can still
+be equivalent (no caller can tell), which only reading it says.
 """
 
 import argparse
@@ -58,8 +59,8 @@ ERRNO_SWAP = {
 RELATION_SWAP = {"<=": "<", "<": "<=", ">=": ">", ">": ">=", "==": "!=", "!=": "=="}
 # A comparison operator, not part of ->, <<, >>, <<= or >>=.
 RELATION = re.compile(r"(?<![-<>=!])(<=|>=|==|!=|<|>)(?![<>=])")
-# "if (COND)" alone on its line, COND balanced.
-IF_LINE = re.compile(r"^(\s*)(?:} else )?if \((.*)\)\s*$")
+# "if (COND)" alone on its line (or opening its block), COND balanced.
+IF_LINE = re.compile(r"^(\s*)(?:} else )?if \((.*)\)\s*(\{?)\s*$")
 
 
 def balanced(s: str) -> bool:
@@ -78,7 +79,9 @@ def sites(lines: list[str], first: int, last: int):
         line = lines[n - 1]
         code = line.split("/*")[0].split("//")[0]
         m = re.search(r"-(E[A-Z0-9]+)\b", code)
-        if m and m.group(1) in ERRNO_SWAP and ("return" in code or "=" in code or "ERR_PTR" in code):
+        # A returned or assigned errno, not one compared with.
+        returned = "return" in code or "ERR_PTR" in code or re.search(r"[^=!<>]=\s*-E", code)
+        if m and m.group(1) in ERRNO_SWAP and returned and not re.search(r"[=!]=\s*-E", code):
             new = line[: m.start()] + "-" + ERRNO_SWAP[m.group(1)] + line[m.end() :]
             yield ("errno", n, "behaviour", [new], 1)
         cond = IF_LINE.match(line)
@@ -95,7 +98,8 @@ def sites(lines: list[str], first: int, last: int):
         yield ("negate", n, "behaviour", [head + "!(" + expr + ")" + tail], 1)
         yield ("refactor", n, "refactor", [head + "unlikely(" + expr + ")" + tail], 1)
         body = lines[n] if n < len(lines) else ""
-        if not line.lstrip().startswith("}") and re.match(r"^\s*(return -E|return ERR_PTR\(-E|goto )", body):
+        # Dropped only where the if guards one statement.
+        if not cond.group(3) and not line.lstrip().startswith("}") and re.match(r"^\s*(return -E|return ERR_PTR\(-E|goto )", body):
             yield ("drop", n, "behaviour", [], 2)
 
 
