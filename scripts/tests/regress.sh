@@ -48,7 +48,8 @@
 #      (scripts/tests/regression/unreached.patch), with the random
 #      workload as root: exit 2, not reached, the first line saying so.
 # Needs the normal kernel and the guest binaries (the test command makes
-# them); builds the changed kernel (ccache makes it one object).
+# them); builds each changed kernel in a directory of its own (ccache hits
+# but for the six objects with gcov, which ccache keys to the directory).
 #
 # usage: scripts/tests/regress.sh [--seed S] [--contexts LIST]
 #   --contexts LIST   the contexts to run (default: all nine; see
