@@ -166,20 +166,16 @@ def out_of_reach(rel: str, fn: str, text: list[str], first: int, last: int) -> t
     """The lines of one function (first..last) that OUT_OF_REACH names,
     with the reason, and the entries that name no line of it (a change
     removed the line, or the table no longer fits the source)."""
+    entries = {(what, occurrence): reason for src, func, what, occurrence, reason in OUT_OF_REACH if (src, func) == (rel, fn)}
     seen: dict[str, int] = {}
-    found = {}
+    found, matched = {}, set()
     for n in range(first, last + 1):
         line = text[n - 1].strip()
         seen[line] = seen.get(line, 0) + 1
-        for src, func, what, occurrence, reason in OUT_OF_REACH:
-            if (src, func, what, occurrence) == (rel, fn, line, seen[line]):
-                found[n] = reason
-    matched = {(text[n - 1].strip(), reason) for n, reason in found.items()}
-    unmatched = [
-        f"{what} (occurrence {occurrence})"
-        for src, func, what, occurrence, reason in OUT_OF_REACH
-        if (src, func) == (rel, fn) and not any(m[0] == what for m in matched)
-    ]
+        if (line, seen[line]) in entries:
+            found[n] = entries[line, seen[line]]
+            matched.add((line, seen[line]))
+    unmatched = [f"{what} (occurrence {occurrence})" for what, occurrence in entries if (what, occurrence) not in matched]
     return found, unmatched
 
 
