@@ -26,6 +26,8 @@
 #   --corpus LIST   passed to scripts/regress.sh (default:
 #                   qemu/corpus/default.list); repeat for several
 #   --contexts LIST passed to scripts/regress.sh (default: all nine)
+#   --from K        go on with the run in --out from its K-th mutant
+#                   (its mutants and the table's rows before K are kept)
 #   --timeout S     one run's longest time in the guest (default 60: a
 #                   default-corpus run takes seconds; a mutant can hang)
 #   --out DIR       where the mutants, each report and the table go
@@ -33,7 +35,7 @@
 #                   script made, or a new one
 . "$(dirname "$0")/../../lib.sh"
 
-seed=20261206 count=20 refactors=5 timeout=60 out=$ANTINOMIE_CACHE/mutants corpus=() contexts=()
+seed=20261206 count=20 refactors=5 from=1 timeout=60 out=$ANTINOMIE_CACHE/mutants corpus=() contexts=()
 while [ $# -gt 0 ]; do
 	[ $# -ge 2 ] || die "$1 needs a value (see the header of $0)"
 	case "$1" in
@@ -43,12 +45,14 @@ while [ $# -gt 0 ]; do
 	--corpus) corpus+=(--corpus "$2") ;;
 	--contexts) contexts=(--contexts "$2") ;;
 	--timeout) timeout=$2 ;;
+	--from) from=$2 ;;
 	--out) out=$2 ;;
 	*) die "unknown option $1 (see the header of $0)" ;;
 	esac
 	shift 2
 done
 need_cmd python3 jq
+[[ "$from" =~ ^[1-9][0-9]*$ ]] || die "--from $from: not a mutant's number"
 [ ${#corpus[@]} -gt 0 ] || corpus=(--corpus "$ANTINOMIE_ROOT/qemu/corpus/default.list")
 
 stage "the normal kernel, whose instrumented sources the mutants change"
@@ -56,22 +60,31 @@ stage "the normal kernel, whose instrumented sources the mutants change"
 	die "building the normal kernel failed (see $ANTINOMIE_CACHE/mutants-build.log)"
 sources=$ANTINOMIE_CACHE/kernels/normal/coverage
 [ -d "$sources" ] || die "$sources is missing: the normal kernel has no gcov (kconfig/coverage.config)"
-# Only a directory this script made is emptied.
-if [ -e "$out" ]; then
-	[ -f "$out/.antinomie-mutants" ] || [ -z "$(ls -A "$out")" ] ||
-		die "--out $out exists and is not a mutants directory: give a new one"
-	rm -rf "$out"
-fi
-mkdir -p "$out" || die "cannot make $out"
-touch "$out/.antinomie-mutants"
-python3 "$ANTINOMIE_ROOT/scripts/tests/regression/mutants.py" --sources "$sources" --seed "$seed" \
-	--count "$count" --refactors "$refactors" --out "$out/mutants" || die "drawing the mutants failed"
-
 table=$out/table.txt
-printf '%-22s %-9s %-60s %s\n' mutant kind site result >"$table"
+if [ "$from" -gt 1 ]; then
+	# Going on: the same directory, its mutants and its table so far.
+	if [ ! -f "$out/.antinomie-mutants" ] || [ ! -f "$table" ]; then
+		die "--from $from: $out holds no earlier run of this script to go on with"
+	fi
+	sed -i '/^$/,$d' "$table"
+	awk -v from="$from" 'NR == 1 || $1 + 0 < from' "$table" >"$table.tmp" && mv "$table.tmp" "$table"
+else
+	# Only a directory this script made is emptied.
+	if [ -e "$out" ]; then
+		[ -f "$out/.antinomie-mutants" ] || [ -z "$(ls -A "$out")" ] ||
+			die "--out $out exists and is not a mutants directory: give a new one"
+		rm -rf "$out"
+	fi
+	mkdir -p "$out" || die "cannot make $out"
+	touch "$out/.antinomie-mutants"
+	python3 "$ANTINOMIE_ROOT/scripts/tests/regression/mutants.py" --sources "$sources" --seed "$seed" \
+		--count "$count" --refactors "$refactors" --out "$out/mutants" || die "drawing the mutants failed"
+	printf '%-22s %-9s %-60s %s\n' mutant kind site result >"$table"
+fi
 failed=0
 for m in "$out"/mutants/*.patch; do
 	name=$(basename "$m" .patch)
+	[ $((10#${name%%-*})) -ge "$from" ] || continue
 	kind=$(sed -n 's/^Kind: //p' "$m")
 	site=$(head -n 1 "$m" | sed 's/^Mutant [0-9]* of seed [0-9]*: //')
 	stage "$name: $site"
