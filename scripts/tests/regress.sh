@@ -32,7 +32,8 @@
 #      summary.txt, report.json and junit.xml say the same, and so do
 #      report.ktap (kunit_parser.py) and kcidb.json (kcidb-io); the change's
 #      one hunk in kernel/events/core.c is reported reached, by the random
-#      workload as root among others;
+#      workload as root among others, and random as root's differing
+#      results are each E2BIG from perf_copy_attr() on the changed kernel;
 #   3. a patch that does not apply: exit 125, the error naming the file
 #      and the hunk;
 #   4. the cheapest real change of scripts/tests/regression/changes/
@@ -40,7 +41,9 @@
 #      EACCES for every caller without CAP_SYS_ADMIN), with the random
 #      workload as root, user-p2 and user-p3: exit 1; user-p3 differs and
 #      reader diff reports exactly the calls whose outcome the workload saw
-#      change (diff-check); root and user-p2 are equal;
+#      change (diff-check), each EACCES from __perf_event_open() on the
+#      changed kernel (attribution); its check's hunk reached, its Kconfig
+#      not measured; root and user-p2 are equal;
 #   5. a run longer than --timeout, with no change (the baseline
 #      compared with itself): exit 125, could not test, the reason naming
 #      the timeout;
@@ -199,6 +202,13 @@ jq -e '.coverage.change | (.hunks | length == 1) and .hunks[0].file == "kernel/e
 	.hunks_reached == 1 and (.hunks[0].reached_by | index("random as root (changed)")) and .files_not_measured == []' "$r" >/dev/null ||
 	die "[2] the change is not reported as one reached hunk of core.c: $(jq -c '.coverage.change | {hunks: [.hunks[] | {file, changed_lines, reached}], files_not_measured}' "$r")"
 info "[2] $(grep -A1 '^change: ' "$t/changed/summary.txt" | paste -sd' ')"
+# Where the changed results came from: every differing call of random as
+# root that the rerun attributed gets E2BIG from perf_copy_attr() on the
+# changed kernel, and a known producer on the baseline.
+jq -e '[.runs[] | select(.workload == "random" and .context == "root") | .attribution.calls[]] |
+	length > 0 and all(.changed.ret == -7 and .changed.producer == "perf_copy_attr" and (.baseline | has("producer")))' "$r" >/dev/null ||
+	die "[2] random as root: the differing results are not all E2BIG from perf_copy_attr(): $(jq -c '[.runs[] | select(.workload == "random" and .context == "root") | .attribution | (.unknown // (.calls[:3] | map({b: .baseline, c: .changed})))]' "$r")"
+info "[2] random as root: $(grep -m1 -A1 "where the first differing calls" "$t/changed/summary.txt" | tail -n 1 | sed 's/^ *//')"
 ci_formats_check_report "$t/changed"
 
 stage "[3] a patch that does not apply"
@@ -225,6 +235,16 @@ for ctx in root user-p2; do
 	[ "$(outcome random "$ctx")" = equal ] || die "[4] random as $ctx: $(outcome random "$ctx"), not equal: the change is for paranoid 3 only"
 done
 [ "$(outcome random user-p3)" = differ ] || die "[4] random as user-p3: $(outcome random user-p3), not differ"
+# The new check is in the open body: every differing call's EACCES comes
+# from __perf_event_open() itself (capable() has no probe). The patch's
+# Kconfig is outside the instrumented sources, and its hunk with the
+# check was reached.
+jq -e '[.runs[] | select(.workload == "random" and .context == "user-p3") | .attribution.calls[]] |
+	length > 0 and all(.changed.ret == -13 and .changed.producer == "__perf_event_open")' "$r" >/dev/null ||
+	die "[4] random as user-p3: the differing results are not all EACCES from __perf_event_open(): $(jq -c '[.runs[] | select(.context == "user-p3") | .attribution | (.unknown // (.calls[:3] | map(.changed)))]' "$r")"
+jq -e '.coverage.change.files_not_measured == ["security/Kconfig"] and
+	any(.coverage.change.hunks[]; .reached and (.added | index("return -EACCES;")))' "$r" >/dev/null ||
+	die "[4] the change's lines are not as they are: $(jq -c '.coverage.change | {files_not_measured, hunks: [.hunks[] | {changed_lines, reached}]}' "$r")"
 check real random user-p3 diff-check
 
 # [5] A run the timeout stops did not finish: could not test, never a
