@@ -106,14 +106,14 @@ pub(super) const FORBIDDEN: u64 = (1 << 12) | (1 << 36) | (1 << 37) | FREQ;
 // Bits of the flag word the permission checks look at.
 const INHERIT: u64 = 1 << 1;
 const EXCLUDE_CALLCHAIN_KERNEL: u64 = 1 << 21;
-const REMOVE_ON_EXEC: u64 = 1 << 36;
-const SIGTRAP: u64 = 1 << 37;
+pub(super) const REMOVE_ON_EXEC: u64 = 1 << 36;
+pub(super) const SIGTRAP: u64 = 1 << 37;
 // Sample types that need privilege, or that a permission check reads.
-const PERF_SAMPLE_CALLCHAIN: u64 = 1 << 5;
-const PERF_SAMPLE_RAW: u64 = 1 << 10;
-const PERF_SAMPLE_BRANCH_STACK: u64 = 1 << 11;
-const PERF_SAMPLE_REGS_INTR: u64 = 1 << 18;
-const PERF_SAMPLE_PHYS_ADDR: u64 = 1 << 19;
+pub(super) const PERF_SAMPLE_CALLCHAIN: u64 = 1 << 5;
+pub(super) const PERF_SAMPLE_RAW: u64 = 1 << 10;
+pub(super) const PERF_SAMPLE_BRANCH_STACK: u64 = 1 << 11;
+pub(super) const PERF_SAMPLE_REGS_INTR: u64 = 1 << 18;
+pub(super) const PERF_SAMPLE_PHYS_ADDR: u64 = 1 << 19;
 /// `PERF_SAMPLE_BRANCH_USER`, `_KERNEL`, `_HV`: the privilege levels.
 const BRANCH_PRIVILEGE_LEVELS: u64 = 0x7;
 /// `PERF_SAMPLE_BRANCH_MAX_SHIFT` of the pinned uapi: the branch types

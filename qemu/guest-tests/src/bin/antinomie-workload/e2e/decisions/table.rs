@@ -11,7 +11,11 @@
 //! case says otherwise, `exclude_kernel` and `exclude_hv` set so that an
 //! unprivileged caller passes the privilege checks the case is not about.
 
-use super::super::random::{NO_SUCH_PID, PERF_FLAG_FD_NO_GROUP, PERF_FLAG_FD_OUTPUT};
+use super::super::random::{
+    NO_SUCH_PID, PERF_FLAG_FD_NO_GROUP, PERF_FLAG_FD_OUTPUT, PERF_SAMPLE_BRANCH_STACK,
+    PERF_SAMPLE_CALLCHAIN, PERF_SAMPLE_PHYS_ADDR, PERF_SAMPLE_RAW, PERF_SAMPLE_REGS_INTR,
+    REMOVE_ON_EXEC, SIGTRAP,
+};
 use super::super::{
     Attr, CLOCK_MONOTONIC_RAW, DISABLED, EXCLUDE_HV, EXCLUDE_KERNEL, FREQ, HW_BREAKPOINT_LEN_8,
     HW_BREAKPOINT_W, PERF_COUNT_SW_CPU_CLOCK, PERF_COUNT_SW_TASK_CLOCK, PERF_FLAG_FD_CLOEXEC,
@@ -45,18 +49,11 @@ const WRITE_BACKWARD: u64 = 1 << 27;
 const NAMESPACES: u64 = 1 << 28;
 const AUX_OUTPUT: u64 = 1 << 31;
 const INHERIT_THREAD: u64 = 1 << 35;
-const REMOVE_ON_EXEC: u64 = 1 << 36;
-const SIGTRAP: u64 = 1 << 37;
 
 const PERF_SAMPLE_READ: u64 = 1 << 4;
-const PERF_SAMPLE_CALLCHAIN: u64 = 1 << 5;
-const PERF_SAMPLE_RAW: u64 = 1 << 10;
-const PERF_SAMPLE_BRANCH_STACK: u64 = 1 << 11;
 const PERF_SAMPLE_REGS_USER: u64 = 1 << 12;
 const PERF_SAMPLE_STACK_USER: u64 = 1 << 13;
 const PERF_SAMPLE_WEIGHT: u64 = 1 << 14;
-const PERF_SAMPLE_REGS_INTR: u64 = 1 << 18;
-const PERF_SAMPLE_PHYS_ADDR: u64 = 1 << 19;
 const PERF_SAMPLE_CGROUP: u64 = 1 << 21;
 const PERF_SAMPLE_WEIGHT_STRUCT: u64 = 1 << 24;
 /// `PERF_SAMPLE_MAX`: the first undefined sample type.
