@@ -10,7 +10,8 @@
 #   linux-image package into DIR (scripts/build-deb.sh).
 # env:   KCONFIG_EXTRA=FILE   one more fragment, merged last (experiments,
 #                             a changed kernel: its own directory and link,
-#                             VARIANT+extra)
+#                             VARIANT+extra; it starts from a copy of
+#                             VARIANT's last build, as a test patch's does)
 #        KCONFIG_BASE=FILE    a whole configuration instead of tinyconfig
 #                             under the variant's fragments (a test
 #                             machine's /boot/config-*: scripts/build-deb.sh);
@@ -71,16 +72,18 @@ link=$variant
 # A tree built as it is is not the variant either (a bisection step, an
 # edit): qemu/run.sh --variant VARIANT+tree boots the last one.
 [ -z "${ANTINOMIE_TREE:-}" ] || link=$variant+tree
-# A kernel with an extra fragment is not the variant: it has its own
-# directory and link, so that --variant VARIANT still boots the variant.
-if [ -n "${KCONFIG_EXTRA:-}" ]; then
-	out=$out-extra
-	link=$variant+extra
-fi
 if [ -n "${KCONFIG_BASE:-}" ]; then
 	[ -f "$KCONFIG_BASE" ] || die "KCONFIG_BASE=$KCONFIG_BASE does not exist"
 	out=$out-base
 	link=$link+base
+fi
+# What an extra fragment or a test patch derives from.
+variant_out=$out
+# A kernel with an extra fragment is not the variant: it has its own
+# directory and link, so that --variant VARIANT still boots the variant.
+if [ -n "${KCONFIG_EXTRA:-}" ]; then
+	out=$out-extra
+	link=$link+extra
 fi
 if [ -n "${KERNEL_TEST_PATCH:-}" ]; then
 	[ -z "${ANTINOMIE_TREE:-}" ] || die "KERNEL_TEST_PATCH and ANTINOMIE_TREE cannot be combined"
@@ -115,7 +118,19 @@ if [ -n "${KERNEL_TEST_PATCH:-}" ]; then
 	out=$out-$name
 	link=$variant+$name
 fi
+# A kernel derived from the variant (an extra fragment, test patches)
+# starts as a copy of the variant's last complete build, so that make
+# compiles only what the derivation touches (the changed sources, the
+# objects that read a changed configuration symbol or whose flags
+# changed) and links: the whole kernel again, even as ccache hits, takes
+# minutes. A fresh copy every time, so that the kernel is the variant's
+# build and this derivation, never an earlier derivation's leftovers.
+if [ "$out" != "$variant_out" ] && [ -f "$variant_out/.antinomie-built" ]; then
+	stage "starting from the '$variant' build in $variant_out"
+	{ rm -rf "$out" && cp -a "$variant_out" "$out"; } || die "cannot copy $variant_out to $out"
+fi
 mkdir -p "$out" "$CCACHE_DIR"
+rm -f "$out/.antinomie-built"
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
 # Fixed build identity: the same source gives the same objects (ccache hits,
 # comparable images across machines).
@@ -238,6 +253,7 @@ for o in "${gcov_objects[@]}"; do
 		die "cannot keep the coverage notes of $o in $out/coverage"
 	fi
 done
+touch "$out/.antinomie-built"
 mkdir -p "$ANTINOMIE_CACHE/kernels"
 ln -sfn "$out" "$ANTINOMIE_CACHE/kernels/$link"
 stage "built $link kernel"

@@ -51,8 +51,9 @@
 #      (scripts/tests/regression/unreached.patch), with the random
 #      workload as root: exit 2, not reached, the first line saying so.
 # Needs the normal kernel and the guest binaries (the test command makes
-# them); builds each changed kernel in a directory of its own (ccache hits
-# but for the six objects with gcov, which ccache keys to the directory).
+# them); builds each changed kernel from a copy of the normal kernel's
+# build directory (scripts/build-kernel.sh), what the change touches and
+# a link.
 #
 # usage: scripts/tests/regress.sh [--seed S] [--contexts LIST]
 #   --contexts LIST   the contexts to run (default: all nine; see
