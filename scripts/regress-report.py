@@ -21,7 +21,8 @@
       Writes --out (coverage.json).
   functions
       The functions that decide perf_event_open's result, one a line
-      (regress_coverage.DECISION_FUNCTIONS): what the confirming reruns
+      (regress_coverage.DECISION_FUNCTIONS, but for those
+      regress_attribution.NOT_PROBED names): what the confirming reruns
       probe (the corpus scenario's $spec/attribute).
   attribute --reader READER --a DIR --b DIR --diffs DIR --runs FILE --out FILE
       Where each differing call's result came from on each kernel
@@ -490,8 +491,7 @@ def cmd_coverage(args) -> int:
 
 
 def cmd_functions(args) -> int:
-    for names in regress_coverage.DECISION_FUNCTIONS.values():
-        print("\n".join(names))
+    print("\n".join(regress_attribution.probed_functions()))
     return 0
 
 

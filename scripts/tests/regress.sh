@@ -210,6 +210,15 @@ jq -e '[.runs[] | select(.workload == "random" and .context == "root") | .attrib
 	length > 0 and all(.changed.ret == -7 and .changed.producer == "perf_copy_attr" and (.baseline | has("producer")))' "$r" >/dev/null ||
 	die "[2] random as root: the differing results are not all E2BIG from perf_copy_attr(): $(jq -c '[.runs[] | select(.workload == "random" and .context == "root") | .attribution | (.unknown // (.calls[:3] | map({b: .baseline, c: .changed})))]' "$r")"
 info "[2] random as root: $(grep -m1 -A1 "where the first differing calls" "$t/changed/summary.txt" | tail -n 1 | sed 's/^ *//')"
+# And every differing run's calls have a producer on each kernel that
+# made them: no probe trace lost events, none is out of step with the
+# capture (a call one kernel did not make, null there, has none).
+known='def known: . == null or has("producer");'
+jq -e "$known"' [.runs[] | select(.outcome == "differ")] |
+	all(.attribution.calls | length > 0 and all(.baseline | known) and all(.changed | known))' "$r" >/dev/null ||
+	die "[2] a differing run's results have no producer: $(jq -c "$known"' [.runs[] | select(.outcome == "differ") |
+		select(.attribution.unknown or any(.attribution.calls[]?; (.baseline | known | not) or (.changed | known | not))) |
+		"\(.workload) as \(.context): \(.attribution.unknown // ([.attribution.calls[] | .baseline.unknown // .changed.unknown // empty] | first))"][:3]' "$r")"
 ci_formats_check_report "$t/changed"
 
 stage "[3] a patch that does not apply"
