@@ -420,16 +420,35 @@ run_corpus() {
 	grep -a '^corpus: ' "$out/runs/$label/console.log" | tail -n 1 | sed 's/^/    /'
 }
 
+# boot_both SUFFIX ENTRIES [attribute]: run_corpus of the baseline
+# (label baseline-SUFFIX, or baseline with no SUFFIX) and of the changed
+# kernel at once: QEMU runs a TCG guest on one host thread, and the two
+# boots share nothing. Each one's output is shown once both have ended.
+boot_both() {
+	local suffix=${1:+-$1} entries=$2 attribute=${3:-} side rc=0 failed=""
+	declare -A pid=()
+	stage "booting the baseline and the changed kernel at once: the corpus ($(wc -l <"$entries") runs), one boot each"
+	for side in baseline changed; do
+		run_corpus "$side$suffix" "$side" "$entries" "$attribute" >"$work/boot-$side$suffix.log" 2>&1 &
+		pid[$side]=$!
+	done
+	for side in baseline changed; do
+		rc=0
+		wait "${pid[$side]}" || rc=$?
+		sed 's/^/  /' "$work/boot-$side$suffix.log"
+		[ $rc -eq 0 ] || failed+=" $side$suffix"
+	done
+	[ -z "$failed" ] || die "the boot of$failed failed (above)"
+}
+
 # rerun_differing: the runs of $work/differing once more on both kernels,
 # results in $out/runs/{baseline,changed}-rerun.
 rerun_differing() {
 	awk 'NR == FNR { differing[$1 " " $2] = 1; next } ($1 " " $2) in differing' \
 		"$work/differing" "$work/entries" >"$work/entries-rerun"
-	run_corpus baseline-rerun baseline "$work/entries-rerun" attribute
-	run_corpus changed-rerun changed "$work/entries-rerun" attribute
+	boot_both rerun "$work/entries-rerun" attribute
 }
 
-run_corpus baseline baseline "$work/entries"
-run_corpus changed changed "$work/entries"
+boot_both "" "$work/entries"
 compare_report "$out/runs/baseline" "$out/runs/changed" - - \
 	"$baseline_desc" "$kernel_a" "$changed_desc" "$kernel_b"
