@@ -5,7 +5,8 @@
 # variant) and the changed one (the same + the --patch files in order, +
 # the --config fragment merged into its configuration), runs the corpus on
 # both (every entry under each of its privilege contexts, captured
-# losslessly, one boot per kernel: the guest scenario qemu/scenarios/corpus)
+# losslessly, one boot per kernel, the two at once: the guest scenario
+# qemu/scenarios/corpus)
 # with the same seeds, and compares every workload x context: its capture
 # call by call (reader diff) and its own verdicts (exit status and its
 # stdout lines that start with "verdict: "). Every difference is confirmed
