@@ -12,11 +12,13 @@
 #     workload's own logs show changed between the two kernels, every one
 #     and nothing else (antinomie-e2e diff-check), in every context, equal
 #     ones included (there: none).
-# Prints one line per change x context and the whole table at the end;
+# Prints one line per change x context (with, for a differing one, where
+# its differing results came from on each kernel: the report's attribution)
+# and one per change (its hunks reached), and the whole table at the end;
 # exits 1 when a change's result is not its expectation, 0 when every
 # change matched.
-# Needs what scripts/regress.sh needs; builds each changed kernel (ccache
-# makes a rebuild cheap).
+# Needs what scripts/regress.sh needs; builds each changed kernel (from a
+# copy of the normal build: what the change touches and a link).
 #
 # usage: scripts/tests/regression/check-changes.sh [--seed S]
 #            [--contexts LIST] [--out DIR] [CHANGE.patch]...
@@ -60,7 +62,12 @@ mkdir -p "$out"
 grep '^random ' "$ANTINOMIE_ROOT/qemu/corpus/default.list" >"$out/random.list" ||
 	die "qemu/corpus/default.list has no random line"
 table=$out/table.txt
-printf '%-42s %-8s %-7s %9s %s\n' change context outcome differing diff-check >"$table"
+printf '%-42s %-8s %-7s %9s %s\n' change context outcome differing "diff-check; producers (baseline -> changed)" >"$table"
+# producers: jq of a report's run: where its attributed differing calls'
+# results came from on each kernel, counted ("" for an equal run).
+producers='if .attribution then "; " + (if .attribution.unknown then "unknown: \(.attribution.unknown)" else
+	[.attribution.calls[] | "\(.baseline.producer // "?") -> \(.changed.producer // "?") \(.changed.ret)"] |
+	group_by(.) | map("\(length) x \(.[0])") | join(", ") end) else "" end'
 failed=0
 for change in "${changes[@]}"; do
 	[ -f "$change" ] || die "$change: no such file"
@@ -86,12 +93,15 @@ for change in "${changes[@]}"; do
 		regress_shown_check "$out/$name" random "$ctx" diff-check || check=MISMATCH
 		printf '%-42s %-8s %-7s %9s %s\n' "$name" "$ctx" "$got" \
 			"$(jq -r '"\(.calls.differing)/\(.calls.a)"' <<<"$run")" \
-			"$check: $(tail -n 1 "$shown_check_out")" | tee -a "$table"
+			"$check: $(tail -n 1 "$shown_check_out")$(jq -r "$producers" <<<"$run")" | tee -a "$table"
 		if [ "$got" != "$want" ] || [ $check != ok ]; then
 			info "$name as $ctx: want $want with diff-check ok; see $shown_check_out"
 			bad=1
 		fi
 	done
+	info "$name: $(jq -r '.coverage.change | "\(.hunks_reached) of \(.hunks | length) hunks reached" +
+		(if .files_not_measured != [] then "; not measured: \(.files_not_measured | join(", "))" else "" end)' "$report")" |
+		tee -a "$table"
 	[ $bad -eq 0 ] || failed=$((failed + 1))
 done
 stage "${#changes[@]} changes x ${#wanted[@]} contexts, $failed change(s) not as expected"
