@@ -85,9 +85,10 @@ if [ -n "${KCONFIG_EXTRA:-}" ]; then
 	out=$out-extra
 	link=$link+extra
 fi
+test_patches=()
 if [ -n "${KERNEL_TEST_PATCH:-}" ]; then
 	[ -z "${ANTINOMIE_TREE:-}" ] || die "KERNEL_TEST_PATCH and ANTINOMIE_TREE cannot be combined"
-	test_patches=() names=() applied=()
+	names=() applied=()
 	IFS=: read -r -a patch_args <<<"$KERNEL_TEST_PATCH"
 	for p in "${patch_args[@]}"; do
 		[ -f "$p" ] || die "KERNEL_TEST_PATCH: $p does not exist"
@@ -116,18 +117,21 @@ if [ -n "${KERNEL_TEST_PATCH:-}" ]; then
 	done
 	name=$(IFS=+ && echo "${names[*]}")
 	out=$out-$name
-	link=$variant+$name
+	link=$link+$name
 fi
 # A kernel derived from the variant (an extra fragment, test patches)
 # starts as a copy of the variant's last complete build, so that make
 # compiles only what the derivation touches (the changed sources, the
 # objects that read a changed configuration symbol or whose flags
 # changed) and links: the whole kernel again, even as ccache hits, takes
-# minutes. A fresh copy every time, so that the kernel is the variant's
-# build and this derivation, never an earlier derivation's leftovers.
-if [ "$out" != "$variant_out" ] && [ -f "$variant_out/.antinomie-built" ]; then
+# minutes. A fresh copy whenever the variant has a complete build, so
+# that the kernel is that build and this derivation, never an earlier
+# derivation's leftovers.
+seeded=""
+if [ $config_only -eq 0 ] && [ "$out" != "$variant_out" ] && [ -f "$variant_out/.antinomie-built" ]; then
 	stage "starting from the '$variant' build in $variant_out"
 	{ rm -rf "$out" && cp -a "$variant_out" "$out"; } || die "cannot copy $variant_out to $out"
+	seeded=1
 fi
 mkdir -p "$out" "$CCACHE_DIR"
 rm -f "$out/.antinomie-built"
@@ -225,6 +229,20 @@ if grep -q '^CONFIG_GCOV_KERNEL=y$' "$out/.config"; then
 	done
 fi
 
+# objtool's build names its outputs by their absolute paths, so in a
+# copy make builds objtool again, and kbuild makes every object depend on
+# the objtool binary's time (gen_objtooldep): every object would be
+# compiled again. Unless the test patches change objtool's sources, the
+# new objtool is the variant's, built again: it takes the variant's
+# objtool's time.
+objtool=$variant_out/tools/objtool/objtool
+if [ -n "$seeded" ] && [ -x "$objtool" ] &&
+	! for p in "${test_patches[@]}"; do git apply --numstat "$p"; done | cut -f3 | grep -q '^tools/'; then
+	touch "$out/.antinomie-objtool-stamp"
+	kmake tools/objtool >"$out/objtool.log" 2>&1 || die "building objtool failed (see $out/objtool.log)"
+	find "$out/tools/objtool" -newer "$out/.antinomie-objtool-stamp" -exec touch -h -r "$objtool" {} +
+	rm -f "$out/.antinomie-objtool-stamp"
+fi
 stage "building bzImage in $out (-j$(nproc), ccache${gcov_objects[0]:+, gcov for ${#gcov_objects[@]} objects})"
 kmake -j"$(nproc)" "${gcov_args[@]}" bzImage >"$out/build.log" 2>&1 &
 pid=$!
