@@ -428,21 +428,56 @@ run_corpus() {
 # (label baseline-SUFFIX, or baseline with no SUFFIX) and of the changed
 # kernel at once: QEMU runs a TCG guest on one host thread, and the two
 # boots share nothing. Each one's output is shown once both have ended.
+# A boot that fails stops the other, whose result no longer matters; an
+# interrupt stops both.
+boot_pids=()
 boot_both() {
-	local suffix=${1:+-$1} entries=$2 attribute=${3:-} side rc=0 failed=""
-	declare -A pid=()
+	local suffix=${1:+-$1} entries=$2 attribute=${3:-} side pid rc failed="" left
+	declare -A side_of=()
 	stage "booting the baseline and the changed kernel at once: the corpus ($(wc -l <"$entries") runs), one boot each"
+	boot_pids=()
+	trap 'stop_boots; die "interrupted: both boots stopped"' INT TERM
 	for side in baseline changed; do
 		run_corpus "$side$suffix" "$side" "$entries" "$attribute" >"$work/boot-$side$suffix.log" 2>&1 &
-		pid[$side]=$!
+		boot_pids+=($!)
+		side_of[$!]=$side$suffix
 	done
-	for side in baseline changed; do
+	left=("${boot_pids[@]}")
+	while [ ${#left[@]} -gt 0 ]; do
 		rc=0
-		wait "${pid[$side]}" || rc=$?
-		sed 's/^/  /' "$work/boot-$side$suffix.log"
-		[ $rc -eq 0 ] || failed+=" $side$suffix"
+		wait -n -p pid "${left[@]}" || rc=$?
+		mapfile -t left < <(printf '%s\n' "${left[@]}" | grep -vx "$pid")
+		info "the ${side_of[$pid]} boot ended (exit $rc)"
+		if [ $rc -ne 0 ] && [ -z "$failed" ]; then
+			failed=${side_of[$pid]}
+			stop_boots
+		fi
 	done
-	[ -z "$failed" ] || die "the boot of$failed failed (above)"
+	trap - INT TERM
+	for side in baseline changed; do
+		sed 's/^/  /' "$work/boot-$side$suffix.log"
+	done
+	[ -z "$failed" ] || die "the boot of $failed failed (above)"
+}
+# stop_boots: every process of boot_both's boots, down to QEMU (which
+# timeout(1) runs in a process group of its own, out of reach of a
+# terminal's interrupt).
+stop_boots() {
+	local p procs=()
+	for p in "${boot_pids[@]}"; do
+		mapfile -t -O "${#procs[@]}" procs < <(process_tree "$p")
+	done
+	[ ${#procs[@]} -eq 0 ] || kill -TERM "${procs[@]}" 2>/dev/null || true
+}
+# process_tree PID: PID and its descendants, one a line (the kernel's
+# list of each task's children; one that has ended has none).
+process_tree() {
+	local children child
+	echo "$1"
+	read -r -a children < <(cat /proc/"$1"/task/*/children 2>/dev/null) || true
+	for child in "${children[@]}"; do
+		process_tree "$child"
+	done
 }
 
 # rerun_differing: the runs of $work/differing once more on both kernels,
