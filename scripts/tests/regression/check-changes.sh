@@ -99,8 +99,9 @@ for change in "${changes[@]}"; do
 			bad=1
 		fi
 	done
-	info "$name: $(jq -r '.coverage.change | "\(.hunks_reached) of \(.hunks | length) hunks reached" +
-		(if .files_not_measured != [] then "; not measured: \(.files_not_measured | join(", "))" else "" end)' "$report")" |
+	info "$name: $(jq -r '.coverage.change // null | if . == null then "no coverage in the report" else
+		"\(.hunks_reached) of \(.hunks | length) hunks reached" +
+		(if .files_not_measured != [] then "; not measured: \(.files_not_measured | join(", "))" else "" end) end' "$report")" |
 		tee -a "$table"
 	[ $bad -eq 0 ] || failed=$((failed + 1))
 done
