@@ -26,7 +26,7 @@
 #                             shipped (e.g. scripts/tests/regression/*.patch):
 #                             applied in order on top of the series only
 #                             while this build runs; the kernel is
-#                             VARIANT+NAME (NAME: the files' names without
+#                             VARIANT[+base][+extra]+NAME (NAME: the files' names without
 #                             .patch, joined by +); a patch that does not
 #                             apply fails the build naming its file and hunk
 #        KERNEL_SRC, KERNEL_TARBALL   see scripts/kernel-source.sh
