@@ -429,24 +429,27 @@ run_corpus() {
 # kernel at once: QEMU runs a TCG guest on one host thread, and the two
 # boots share nothing. Each one's output is shown once both have ended.
 # A boot that fails stops the other, whose result no longer matters; an
-# interrupt stops both.
-boot_pids=()
+# interrupt stops both and exits as the signal's (130, 143), not as
+# could not test, which git bisect run would take for a skip. Their
+# temporary files (the results disks) are in $work, which the exit
+# removes, however they end.
+boot_left=()
 boot_both() {
-	local suffix=${1:+-$1} entries=$2 attribute=${3:-} side pid rc failed="" left
+	local suffix=${1:+-$1} entries=$2 attribute=${3:-} side pid rc failed=""
 	declare -A side_of=()
 	stage "booting the baseline and the changed kernel at once: the corpus ($(wc -l <"$entries") runs), one boot each"
-	boot_pids=()
-	trap 'stop_boots; die "interrupted: both boots stopped"' INT TERM
+	boot_left=()
+	trap 'boots_interrupted INT 130' INT
+	trap 'boots_interrupted TERM 143' TERM
 	for side in baseline changed; do
-		run_corpus "$side$suffix" "$side" "$entries" "$attribute" >"$work/boot-$side$suffix.log" 2>&1 &
-		boot_pids+=($!)
+		TMPDIR=$work run_corpus "$side$suffix" "$side" "$entries" "$attribute" >"$work/boot-$side$suffix.log" 2>&1 &
+		boot_left+=($!)
 		side_of[$!]=$side$suffix
 	done
-	left=("${boot_pids[@]}")
-	while [ ${#left[@]} -gt 0 ]; do
+	while [ ${#boot_left[@]} -gt 0 ]; do
 		rc=0
-		wait -n -p pid "${left[@]}" || rc=$?
-		mapfile -t left < <(printf '%s\n' "${left[@]}" | grep -vx "$pid")
+		wait -n -p pid "${boot_left[@]}" || rc=$?
+		mapfile -t boot_left < <(printf '%s\n' "${boot_left[@]}" | grep -vx "$pid")
 		info "the ${side_of[$pid]} boot ended (exit $rc)"
 		if [ $rc -ne 0 ] && [ -z "$failed" ]; then
 			failed=${side_of[$pid]}
@@ -459,15 +462,32 @@ boot_both() {
 	done
 	[ -z "$failed" ] || die "the boot of $failed failed (above)"
 }
-# stop_boots: every process of boot_both's boots, down to QEMU (which
-# timeout(1) runs in a process group of its own, out of reach of a
-# terminal's interrupt).
+# boots_interrupted SIGNAL STATUS: the trap of an interrupt during
+# boot_both.
+# shellcheck disable=SC2317 # called from the trap
+boots_interrupted() {
+	stop_boots
+	printf 'error: %s: interrupted (SIG%s): both boots stopped\n' "$ANTINOMIE_PROG" "$1" >&2
+	exit "$2"
+}
+# stop_boots: every process of the boots still running, down to QEMU
+# (which timeout(1) runs in a process group of its own, out of reach of
+# a terminal's interrupt). A stopped process forks no more: the trees
+# are stopped until they stop growing, then ended, so that nothing
+# started meanwhile is left running as an orphan.
 stop_boots() {
-	local p procs=()
-	for p in "${boot_pids[@]}"; do
-		mapfile -t -O "${#procs[@]}" procs < <(process_tree "$p")
+	local p procs=() before=-1
+	[ -e /proc/$$/task/$$/children ] ||
+		warn "this kernel lists no task's children (CONFIG_PROC_CHILDREN): QEMU may outlive the boots stopped here"
+	while [ ${#procs[@]} -ne "$before" ]; do
+		before=${#procs[@]}
+		procs=()
+		for p in "${boot_left[@]}"; do
+			mapfile -t -O "${#procs[@]}" procs < <(process_tree "$p")
+		done
+		[ ${#procs[@]} -eq 0 ] || kill -STOP "${procs[@]}" 2>/dev/null || true
 	done
-	[ ${#procs[@]} -eq 0 ] || kill -TERM "${procs[@]}" 2>/dev/null || true
+	[ ${#procs[@]} -eq 0 ] || { kill -TERM "${procs[@]}" && kill -CONT "${procs[@]}"; } 2>/dev/null || true
 }
 # process_tree PID: PID and its descendants, one a line (the kernel's
 # list of each task's children; one that has ended has none).
