@@ -332,8 +332,10 @@ fn lanes(records: &[Vec<u8>], cpus: u32) -> Vec<Vec<u8>> {
 fn merge_pair(lanes: Vec<Vec<u8>>) -> u64 {
     let ids: Vec<u32> = (0..u32::try_from(lanes.len()).unwrap()).collect();
     let mut m = Merger::new(&ids, 0);
+    let mut errors = Vec::new();
     for (cpu, bytes) in lanes.into_iter().enumerate() {
-        assert!(m.push_batch(u32::try_from(cpu).unwrap(), bytes).is_none());
+        m.push_batch(u32::try_from(cpu).unwrap(), bytes, &mut errors);
+        assert!(errors.is_empty(), "{errors:?}");
         m.done(u32::try_from(cpu).unwrap());
     }
     let mut p = Pairer::new();

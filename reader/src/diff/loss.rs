@@ -193,8 +193,10 @@ impl RunLoss {
         })
     }
 
-    /// Walks the records of one drain pass (valid records, back to back,
-    /// as the recorder wrote them).
+    /// Walks the records of one drain pass (framed records, back to back,
+    /// as the recorder wrote them). A record whose body does not parse
+    /// counts as consumed: it left the ring, as the kernel's counters
+    /// count it.
     fn add_records(&mut self, cpu: u32, bytes: &[u8]) {
         let ring = self.ring(cpu);
         let mut rest = bytes;

@@ -17,6 +17,9 @@ pub struct Assembler<'s> {
     sink: &'s mut dyn Sink,
     filter: Option<Box<dyn CallFilter + 's>>,
     events: Vec<Event>,
+    /// The errors of the batch being pushed (kept: no allocation per
+    /// batch).
+    batch_errors: Vec<CorruptRecord>,
     live: usize,
 }
 
@@ -43,6 +46,7 @@ impl<'s> Assembler<'s> {
             sink,
             filter: None,
             events: Vec::new(),
+            batch_errors: Vec::new(),
             live: cpus.len(),
         }
     }
@@ -86,13 +90,17 @@ impl<'s> Assembler<'s> {
         }
         match msg {
             DrainMsg::Start { cpu, start_pos } => {
+                self.merger.start(cpu, start_pos);
                 self.pairer.ring_start(cpu, start_pos);
                 self.summary.cpus.entry(cpu).or_default().start_pos = Some(start_pos);
             }
             DrainMsg::Records { cpu, bytes } => {
-                if let Some(bad) = self.merger.push_batch(cpu, bytes) {
+                let mut errors = std::mem::take(&mut self.batch_errors);
+                self.merger.push_batch(cpu, bytes, &mut errors);
+                for bad in errors.drain(..) {
                     self.corrupt(&bad);
                 }
+                self.batch_errors = errors;
             }
             DrainMsg::Idle { cpu, time_ns } => self.merger.idle(cpu, time_ns),
             DrainMsg::Corrupt(bad) => self.corrupt(&bad),

@@ -7,7 +7,7 @@ use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap, VecDeque};
 use std::sync::Arc;
 
-use crate::record::{self, Record};
+use crate::record::{self, Record, RecordError};
 use crate::ring::CorruptRecord;
 
 /// A lane's head in the heap: `(time, cpu, lane index)` packed into one
@@ -47,6 +47,10 @@ struct Lane {
     queue: VecDeque<Record>,
     frontier: u64,
     done: bool,
+    /// The ring position of the next batch's first byte, once a START
+    /// said where the reader began: a drain pass's batch holds every
+    /// record it framed, so batches follow each other in the ring.
+    pos: Option<u64>,
 }
 
 impl Lane {
@@ -113,38 +117,65 @@ impl Merger {
         self.lanes.len() - 1
     }
 
+    /// Notes where the reader began reading `cpu`'s ring (a
+    /// [`crate::pipeline::DrainMsg::Start`]): the position errors in its
+    /// batches are reported at.
+    pub fn start(&mut self, cpu: u32, start_pos: u64) {
+        let idx = self.lane(cpu);
+        self.lanes[idx].pos = Some(start_pos);
+    }
+
     /// Queues the records of a [`crate::pipeline::DrainMsg::Records`]; the
     /// records keep their capture items in `bytes` ([`record::Batch`]).
-    /// Records that do not parse (the drain thread validated them, so only
-    /// a corrupt trace file has any) end the chunk and are returned as
-    /// errors.
-    pub fn push_batch(&mut self, cpu: u32, bytes: Vec<u8>) -> Option<CorruptRecord> {
+    ///
+    /// Every record is parsed here, its body validated for the first time
+    /// (a drain pass only frames records): one whose body does not parse
+    /// is skipped by its size, as the ring's policy says
+    /// ([`crate::ring`]), and one that cannot be framed (only in a corrupt
+    /// trace file: the drain stops a ring at a framing error) ends the
+    /// batch. Both are appended to `errors`, the first as skipped, the
+    /// second as fatal.
+    pub fn push_batch(&mut self, cpu: u32, bytes: Vec<u8>, errors: &mut Vec<CorruptRecord>) {
         let idx = self.lane(cpu);
         let lane = &mut self.lanes[idx];
         let was_empty = lane.queue.is_empty();
         let batch: record::Batch = Arc::new(bytes);
+        let batch_pos = lane.pos;
+        lane.pos = batch_pos.map(|p| p.wrapping_add(batch.len() as u64));
+        let corrupt = |off: usize, error, fatal| CorruptRecord {
+            cpu,
+            // Where the reader began is known (a START came first):
+            // this record's ring position; else its offset in the batch.
+            pos: batch_pos.map_or(off as u64, |p| p.wrapping_add(off as u64)),
+            offset: None,
+            error,
+            fatal,
+        };
         let mut off = 0usize;
-        let mut bad = None;
         while off < batch.len() {
             let rest = &batch[off..];
-            let parsed = record::parse_header(rest, rest.len() as u64)
-                .and_then(|h| record::parse(&rest[..h.size as usize]).map(|v| (h.size, v)));
-            match parsed {
-                Ok((size, view)) => {
-                    lane.queue.push_back(Record::in_batch(view, &batch));
-                    off += size as usize;
-                }
+            let size = match record::parse_header(rest, rest.len() as u64) {
+                Ok(h) => h.size as usize,
                 Err(error) => {
-                    bad = Some(CorruptRecord {
-                        cpu,
-                        pos: off as u64,
-                        offset: off as u64,
-                        error,
-                        fatal: true,
-                    });
+                    errors.push(corrupt(off, error, true));
                     break;
                 }
+            };
+            match record::parse(&rest[..size]) {
+                Ok(view) if view.header().cpu == cpu => {
+                    lane.queue.push_back(Record::in_batch(view, &batch));
+                }
+                Ok(view) => {
+                    let claimed = view.header().cpu;
+                    errors.push(corrupt(off, RecordError::WrongCpu { claimed }, false));
+                }
+                Err(error) if error.is_framing() => {
+                    errors.push(corrupt(off, error, true));
+                    break;
+                }
+                Err(error) => errors.push(corrupt(off, error, false)),
             }
+            off += size;
         }
         if was_empty {
             if let Some(head) = lane.queue.front() {
@@ -155,7 +186,6 @@ impl Merger {
                 }
             }
         }
-        bad
     }
 
     /// Notes that `cpu`'s ring was empty at `time_ns`.
@@ -273,6 +303,39 @@ mod tests {
         b
     }
 
+    /// Queues a batch that must decode whole.
+    fn push(m: &mut Merger, cpu: u32, bytes: Vec<u8>) {
+        let mut errors = Vec::new();
+        m.push_batch(cpu, bytes, &mut errors);
+        assert!(errors.is_empty(), "{errors:?}");
+    }
+
+    #[test]
+    fn a_bad_body_is_skipped_and_a_bad_frame_ends_the_batch() {
+        let mut m = Merger::new(&[0], 0);
+        m.start(0, 0x1000);
+        let good = rec(0, 100);
+        let len = good.len() as u64;
+        let mut bad_body = rec(0, 200);
+        // The LOST body's size claims more than the record holds.
+        bad_body[size_of::<abi::RecordHeader>()] = 0xff;
+        let mut bad_frame = rec(0, 300);
+        bad_frame[0] = 3;
+        let batch = [good.clone(), bad_body, good.clone(), bad_frame, good].concat();
+        let mut errors = Vec::new();
+        m.push_batch(0, batch, &mut errors);
+        let seen: Vec<_> = errors.iter().map(|e| (e.pos, e.offset, e.fatal)).collect();
+        assert_eq!(
+            seen,
+            [(0x1000 + len, None, false), (0x1000 + 3 * len, None, true)]
+        );
+        m.done(0);
+        let times: Vec<_> = std::iter::from_fn(|| m.pop(true))
+            .map(|r| time(&r).0)
+            .collect();
+        assert_eq!(times, [100, 100]);
+    }
+
     fn time(r: &Record) -> (u64, u32) {
         let h = r.header();
         (h.time_ns, h.cpu)
@@ -283,8 +346,8 @@ mod tests {
         let mut m = Merger::new(&[0, 1, 2], 10);
         let mut bytes = rec(0, 100);
         bytes.extend(rec(0, 300));
-        assert!(m.push_batch(0, bytes).is_none());
-        assert!(m.push_batch(2, rec(2, 200)).is_none());
+        push(&mut m, 0, bytes);
+        push(&mut m, 2, rec(2, 200));
         // Lane 1 is empty and promised nothing: hold everything.
         assert!(m.pop(false).is_none());
         // Lane 1 promises nothing before 150 - 10: 100 may go, not 200.
@@ -313,7 +376,7 @@ mod tests {
             let mut recs: Vec<Vec<u8>> =
                 bytes.chunks(bytes.len() / 4).map(<[u8]>::to_vec).collect();
             recs.sort_by_key(|r| u64::from_le_bytes(r[24..32].try_into().unwrap()));
-            assert!(m.push_batch(c, recs.concat()).is_none());
+            push(&mut m, c, recs.concat());
             m.done(c);
         }
         let mut out = Vec::new();

@@ -3,10 +3,12 @@
 //! summary, and the calls counted by outcome ([`Counts`], `reader -c`).
 //!
 //! One drain thread per CPU turns its ring into [`DrainMsg`]s (the raw bytes
-//! of the valid records of one drain pass, errors, idle marks, and the final
-//! counters) and sends them over one queue, bounded in bytes. The
-//! [`Assembler`], on the calling thread, merges them in timestamp order
-//! ([`Merger`]), pairs ENTRY and EXIT by `call_id` ([`Pairer`]) and hands
+//! of the records of one drain pass, errors, idle marks, and the final
+//! counters) and sends them over one queue, bounded in bytes. A drain
+//! thread only moves bytes: it reads the records' headers to frame them,
+//! nothing more, since it must keep up with the producers. The
+//! [`Assembler`], on the calling thread, decodes and validates each record
+//! and merges them in timestamp order ([`Merger`]), pairs ENTRY and EXIT by `call_id` ([`Pairer`]) and hands
 //! calls and LOST records to a [`Sink`]. A raw trace file is the same
 //! message stream written down ([`crate::trace`]), so `reader show`
 //! replays it through the same [`Assembler`] and prints the same bytes.
@@ -72,8 +74,9 @@ pub enum DrainMsg {
         /// The ring's consumer position when this reader began reading it.
         start_pos: u64,
     },
-    /// The bytes of the valid records of one drain pass, back to back, in
-    /// ring order.
+    /// The bytes of the records one drain pass framed, back to back, in
+    /// ring order: the ring's bytes from one position to the next (their
+    /// bodies are validated where they are decoded, [`Merger::push_batch`]).
     Records {
         /// The ring's CPU.
         cpu: u32,

@@ -26,7 +26,7 @@ impl Cursor {
         CorruptRecord {
             cpu: self.cpu,
             pos,
-            offset: pos & (self.data_size - 1),
+            offset: Some(pos & (self.data_size - 1)),
             error,
             fatal,
         }
@@ -283,17 +283,23 @@ impl<M: RingMemory> RingConsumer<M> {
         }))
     }
 
-    /// One drain pass: loads `producer_pos`, copies every valid record up
-    /// to it to the end of `out`, collects the errors, and publishes the
-    /// consumer position. Returns the number of records appended.
+    /// One drain pass: loads `producer_pos`, copies every record up to it
+    /// that its header frames to the end of `out`, collects the errors,
+    /// and publishes the consumer position. Returns the number of records
+    /// appended.
     ///
-    /// The whole span up to `producer_pos` is copied out of the ring in
-    /// one [`RingMemory::read_data`] call and validated in `out`, record by
-    /// record; a skipped record's bytes are removed from `out`, and a
-    /// framing error stops the ring there, exactly as record by record
-    /// ([`RingConsumer::next_record`]) would. One copy instead of two per
-    /// record (its header, then all of it): the drain threads are the part
-    /// of `reader --follow` that must keep up with the producers.
+    /// The drain threads are the part of `reader --follow` that must keep
+    /// up with the producers, so a pass only moves bytes: the whole span
+    /// up to `producer_pos` is copied out of the ring in one
+    /// [`RingMemory::read_data`] call, and only the records' headers are
+    /// read in `out`, to frame them. A framing error stops the ring there,
+    /// exactly as record by record ([`RingConsumer::next_record`]). A
+    /// framed record is not checked further here, and never removed:
+    /// whoever decodes the batch parses every record anyway, and skips one
+    /// whose body does not parse or that claims another CPU
+    /// ([`crate::pipeline::Merger::push_batch`]), so a batch is the ring's
+    /// bytes from one position to the next, and a record's position
+    /// follows from the batch's.
     pub fn drain_into(&mut self, out: &mut Vec<u8>, errors: &mut Vec<CorruptRecord>) -> usize {
         self.refresh();
         let RingConsumer { mem, cur, .. } = self;
@@ -322,42 +328,25 @@ impl<M: RingMemory> RingConsumer<M> {
         let start = out.len();
         out.resize(start + len, 0);
         mem.read_data(offset, &mut out[start..]);
-        // Walk the copy; `kept` is where the next valid record goes.
-        let (mut at, mut kept, mut n) = (start, start, 0);
-        let mut next_pos = pos;
+        // Frame the copy by its headers alone.
+        let (mut at, mut n) = (start, 0);
         while at < out.len() {
-            let header = match record::parse_header(&out[at..], (out.len() - at) as u64) {
-                Ok(h) => h,
+            let size = match record::parse_header(&out[at..], (out.len() - at) as u64) {
+                Ok(h) => h.size,
                 Err(error) => {
-                    stop(cur, errors, next_pos, error);
+                    stop(cur, errors, pos.wrapping_add((at - start) as u64), error);
                     break;
                 }
             };
+            n += 1;
             // parse_header checked size <= the bytes left.
-            let size = header.size as usize;
-            match check_record(&out[at..at + size], cur.cpu) {
-                Ok(()) => {
-                    if kept != at {
-                        out.copy_within(at..at + size, kept);
-                    }
-                    kept += size;
-                    n += 1;
-                    cur.stats.records += 1;
-                }
-                Err(error) if error.is_framing() => {
-                    stop(cur, errors, next_pos, error);
-                    break;
-                }
-                Err(error) => {
-                    cur.stats.skipped += 1;
-                    errors.push(cur.corrupt(next_pos, error, false));
-                }
-            }
-            cur.stats.bytes += u64::from(header.size);
-            at += size;
-            next_pos = next_pos.wrapping_add(u64::from(header.size));
+            at += size as usize;
         }
-        out.truncate(kept);
+        out.truncate(at);
+        let framed = (at - start) as u64;
+        cur.stats.records += n as u64;
+        cur.stats.bytes += framed;
+        let next_pos = pos.wrapping_add(framed);
         cur.consumer_pos = next_pos;
         publish(mem, cur);
         n

@@ -31,9 +31,14 @@
 //!
 //! # Corrupt records: the policy
 //!
-//! Every record is validated before it is handed out ([`crate::record`]):
-//! the kernel-written memory is untrusted. A bad record is returned as a
-//! [`CorruptRecord`] carrying the CPU and the ring position, never a panic:
+//! Every record is validated before it is decoded ([`crate::record`]): the
+//! kernel-written memory is untrusted. Record by record
+//! ([`RingConsumer::next_record`]) the consumer validates each whole; a
+//! drain pass ([`RingConsumer::drain_into`]) frames the records and
+//! applies the framing half of the policy, and the merge that decodes its
+//! batch applies the rest ([`crate::pipeline::Merger::push_batch`]). A bad
+//! record is reported as a [`CorruptRecord`] carrying the CPU and the ring
+//! position, never a panic:
 //!
 //! * A *framing* error (bad size, misaligned position, a record running past
 //!   `producer_pos`, a bad `hdr_size`, type 0, inconsistent positions) means
@@ -126,16 +131,20 @@ pub trait RingMemory {
 
 /// A record that could not be decoded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("cpu {cpu}: {} record at ring position {pos:#x} (data offset {offset:#x}): {error}{}",
+#[error("cpu {cpu}: {} record at ring position {pos:#x}{}: {error}{}",
     if *.fatal { "corrupt" } else { "skipped" },
+    offset.map(|o| format!(" (data offset {o:#x})")).unwrap_or_default(),
     if *.fatal { "; ring stopped" } else { "" })]
 pub struct CorruptRecord {
     /// The ring's CPU.
     pub cpu: u32,
     /// The free-running ring position of the record.
     pub pos: u64,
-    /// Its offset in the data area (`pos & (data_size - 1)`).
-    pub offset: u64,
+    /// Its offset in the data area (`pos & (data_size - 1)`); `None`
+    /// when the record was found bad where its batch was decoded, which
+    /// knows positions but not the ring's size (a trace file does not
+    /// hold it).
+    pub offset: Option<u64>,
     /// What is wrong.
     pub error: RecordError,
     /// Whether the ring was stopped (a framing error) rather than the one
@@ -146,9 +155,10 @@ pub struct CorruptRecord {
 /// What a consumer saw.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ConsumerStats {
-    /// Valid records handed out.
+    /// Records handed out: validated (record by record) or framed (a
+    /// drain pass, whose batches are validated where they are decoded).
     pub records: u64,
-    /// Records skipped (non-fatal errors).
+    /// Records skipped (non-fatal errors found record by record).
     pub skipped: u64,
     /// Bytes consumed.
     pub bytes: u64,

@@ -34,10 +34,12 @@
 //!                     ring's first other frame): an EXIT whose ENTRY
 //!                     lies before it there had it read by an earlier
 //!                     reader
-//!          1 RECORDS  the raw bytes of the valid records of one drain
-//!                     pass, back to back, exactly as in the ring
+//!          1 RECORDS  the raw bytes of the records one drain pass
+//!                     framed, back to back, exactly as in the ring
+//!                     (bodies are validated when the file is decoded)
 //!          2 IDLE     time_ns u64: the ring was empty then
-//!          3 CORRUPT  pos u64, offset u64, fatal u32, msg_len u32, msg
+//!          3 CORRUPT  pos u64, offset u64 (u64::MAX: not known),
+//!                     fatal u32, msg_len u32, msg
 //!          4 DONE     start_pos u64, then producer_pos, consumer_pos,
 //!                     produced, lost[8] (u64 each: the final counters),
 //!                     then records, skipped, bytes (u64: what the
@@ -83,6 +85,8 @@ const FRAME_CORRUPT: u32 = 3;
 const FRAME_DONE: u32 = 4;
 const FRAME_END: u32 = 5;
 const FRAME_START: u32 = 6;
+/// A CORRUPT frame's offset when the record's data offset is not known.
+const OFFSET_UNKNOWN: u64 = u64::MAX;
 
 /// What a trace file says about the run that wrote it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -171,7 +175,7 @@ mod tests {
             DrainMsg::Corrupt(CorruptRecord {
                 cpu: 0,
                 pos: 8,
-                offset: 8,
+                offset: Some(8),
                 error: RecordError::Recorded("bad record size 3".into()),
                 fatal: true,
             }),

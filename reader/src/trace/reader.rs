@@ -7,7 +7,7 @@ use antinomie_abi as abi;
 
 use super::{
     is_trace, TraceHeader, FRAME_CORRUPT, FRAME_DONE, FRAME_END, FRAME_IDLE, FRAME_RECORDS,
-    FRAME_START, TRACE_VERSION,
+    FRAME_START, OFFSET_UNKNOWN, TRACE_VERSION,
 };
 use crate::decode::PmuTypes;
 use crate::pipeline::DrainMsg;
@@ -292,7 +292,7 @@ fn decode_frame(kind: u32, cpu: u32, payload: Vec<u8>) -> Result<Option<DrainMsg
         },
         FRAME_CORRUPT => {
             let pos = p.u64("corrupt pos")?;
-            let offset = p.u64("corrupt offset")?;
+            let offset = Some(p.u64("corrupt offset")?).filter(|&o| o != OFFSET_UNKNOWN);
             let fatal = p.u32("corrupt fatal")? != 0;
             let n = p.u32("corrupt message length")? as usize;
             let msg = String::from_utf8_lossy(p.take(n, "corrupt message")?).into_owned();

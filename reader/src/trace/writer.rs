@@ -5,7 +5,7 @@ use std::io::{self, Write};
 
 use super::{
     TraceHeader, FRAME_CORRUPT, FRAME_DONE, FRAME_END, FRAME_IDLE, FRAME_RECORDS, FRAME_START,
-    TRACE_MAGIC, TRACE_VERSION,
+    OFFSET_UNKNOWN, TRACE_MAGIC, TRACE_VERSION,
 };
 use crate::pipeline::{DrainMsg, Recorder};
 
@@ -83,7 +83,7 @@ impl<W: Write> Recorder for TraceWriter<W> {
                 let msg = c.error.to_string();
                 let mut p = Vec::new();
                 p.extend_from_slice(&c.pos.to_le_bytes());
-                p.extend_from_slice(&c.offset.to_le_bytes());
+                p.extend_from_slice(&c.offset.unwrap_or(OFFSET_UNKNOWN).to_le_bytes());
                 p.extend_from_slice(&u32::from(c.fatal).to_le_bytes());
                 p.extend_from_slice(&u32_len(msg.len())?.to_le_bytes());
                 p.extend_from_slice(msg.as_bytes());

@@ -4,7 +4,7 @@
 use antinomie_reader::decode::{AttrView, PmuTypes, ATTR_MEMBERS};
 use antinomie_reader::output::{call_json, call_text};
 use antinomie_reader::record::{self, Record};
-use antinomie_reader::ring::{ConsumerStats, CorruptRecord, ImageRing, RingConsumer, RingMemory};
+use antinomie_reader::ring::{CorruptRecord, ImageRing, RingConsumer, RingMemory};
 use antinomie_reader::{pipeline, trace};
 use proptest::prelude::*;
 
@@ -28,38 +28,69 @@ impl pipeline::Sink for Both {
     }
 }
 
-/// What a consumer made of a ring: the records' bytes in order, the
-/// errors, whether it stopped, its stats and the published position.
-type Drained = (Vec<u8>, Vec<CorruptRecord>, bool, ConsumerStats, u64);
+/// What the reader made of a ring: the records decoded, the errors (CPU,
+/// ring position, fatal, what), whether the ring was stopped, and the
+/// consumer position published.
+type Decoded = (Vec<Record>, Vec<(u32, u64, bool, String)>, bool, u64);
 
-fn drained<F: FnOnce(&mut RingConsumer<ImageRing>, &mut Vec<u8>, &mut Vec<CorruptRecord>)>(
-    image: Vec<u8>,
-    consume: F,
-) -> Drained {
-    let mut c = RingConsumer::new(ImageRing::from_bytes(image).unwrap());
-    let (mut bytes, mut errors) = (Vec::new(), Vec::new());
-    consume(&mut c, &mut bytes, &mut errors);
-    c.publish();
-    let published = c.memory().load_consumer_pos();
-    (bytes, errors, c.is_stopped(), c.stats(), published)
+fn decoded(
+    records: Vec<Record>,
+    errors: &[CorruptRecord],
+    stopped: bool,
+    published: u64,
+) -> Decoded {
+    let errors = errors
+        .iter()
+        .map(|e| (e.cpu, e.pos, e.fatal, e.error.to_string()))
+        .collect();
+    (records, errors, stopped, published)
 }
 
-/// One drain pass ([`RingConsumer::drain_into`], the whole span copied at
-/// once) against record after record ([`RingConsumer::next_record`]).
-fn drain_pass_matches_record_by_record(image: &[u8]) -> Result<(), TestCaseError> {
-    let pass = drained(image.to_vec(), |c, bytes, errors| {
-        c.drain_into(bytes, errors);
-    });
-    let by_record = drained(image.to_vec(), |c, bytes, errors| {
-        c.refresh();
-        while let Some(next) = c.next_record() {
-            match next {
-                Ok(guard) => bytes.extend_from_slice(guard.bytes()),
-                Err(e) => errors.push(e),
-            }
+/// The live reader's path: one drain pass ([`RingConsumer::drain_into`],
+/// the whole span copied at once and only framed), then the merge, which
+/// decodes each record and validates its body.
+fn by_drain_pass(image: Vec<u8>) -> Decoded {
+    let mut c = RingConsumer::new(ImageRing::from_bytes(image).unwrap());
+    let (cpu, start) = (c.cpu(), c.position());
+    let (mut bytes, mut errors) = (Vec::new(), Vec::new());
+    c.drain_into(&mut bytes, &mut errors);
+    c.publish();
+    let mut m = pipeline::Merger::new(&[cpu], 0);
+    m.start(cpu, start);
+    m.push_batch(cpu, bytes, &mut errors);
+    m.done(cpu);
+    let records: Vec<Record> = std::iter::from_fn(|| m.pop(true)).collect();
+    // The drain's errors and the merge's, in ring order.
+    errors.sort_by_key(|e| e.pos.wrapping_sub(start));
+    let stopped = c.is_stopped() || errors.iter().any(|e| e.fatal);
+    decoded(records, &errors, stopped, c.memory().load_consumer_pos())
+}
+
+/// Record after record ([`RingConsumer::next_record`]), each validated
+/// whole as it is taken.
+fn by_record(image: Vec<u8>) -> Decoded {
+    let mut c = RingConsumer::new(ImageRing::from_bytes(image).unwrap());
+    let (mut records, mut errors) = (Vec::new(), Vec::new());
+    c.refresh();
+    while let Some(next) = c.next_record() {
+        match next {
+            Ok(guard) => records.push(Record::from(*guard.view())),
+            Err(e) => errors.push(e),
         }
-    });
-    prop_assert_eq!(pass, by_record);
+    }
+    c.publish();
+    decoded(
+        records,
+        &errors,
+        c.is_stopped(),
+        c.memory().load_consumer_pos(),
+    )
+}
+
+/// A drain pass and the merge keep, skip and stop exactly as the
+/// record-by-record path does.
+fn drain_pass_matches_record_by_record(image: &[u8]) -> Result<(), TestCaseError> {
+    prop_assert_eq!(by_drain_pass(image.to_vec()), by_record(image.to_vec()));
     Ok(())
 }
 
