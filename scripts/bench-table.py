@@ -250,10 +250,11 @@ def loss_table(path):
     )
     out = [
         "Loss test: 4 pinned threads; per consumer, recording to the guest's tmpfs: "
-        "`reader` = `reader --follow --format json -w TRACE` on capture's per-CPU rings of "
-        "the ring size; `bpf-tp`/`bpf-raw` = `antinomie-bpf --variant tp|raw --drain live "
+        "`reader-count`, `reader-text`, `reader-json` = `reader --follow -w TRACE` with "
+        "`-c` (calls counted, none printed), `--format text` or `--format json`, on "
+        "capture's per-CPU rings of the ring size; `bpf-tp`/`bpf-raw` = `antinomie-bpf --variant tp|raw --drain live "
         "--out FILE` on one ring buffer shared by the 4 CPUs, 4 x the ring size (the same "
-        "bytes). Records made = 2 per call. reader: written and lost are the kernel's "
+        "bytes). Records made = 2 per call. reader-*: written and lost are the kernel's "
         "counters, consumed the reader's; per CPU written + lost = made and consumed = "
         "written. BPF: made and lost per CPU are the contender's counters, written = made - "
         "lost, consumed its drain's (= the records in its file); made = 2 per call and "
@@ -286,7 +287,7 @@ def loss_table(path):
         out.append("Highest paced rate with nothing lost (bisection, calls/s over 4 threads):")
         out.append("")
     for who, size, lo, hi, unp in paced:
-        bpf = "" if (who or "reader") == "reader" else f" (one BPF ring buffer of {ring_label(4 * int(size))})"
+        bpf = "" if (who or "reader").startswith("reader") else f" (one BPF ring buffer of {ring_label(4 * int(size))})"
         beyond = f"{hi} calls/s lost records" if lo != hi else "no loss unpaced"
         out.append(
             f"- {who or 'reader'} at {ring_label(size)} rings{bpf}: **{lo} calls/s** "

@@ -21,7 +21,8 @@
 #      `before` kernel's capture off and on beside them, and both kernels'
 #      text sizes;
 #   4. the loss test, one boot of the bench kernel: per consumer, reader
-#      --follow -w on capture's rings or the BPF contender draining its
+#      --follow -w on capture's rings (the calls counted with -c, or
+#      printed as text or as JSON) or the BPF contender draining its
 #      ring buffer live to a file (4 x capture's per-CPU ring size: the
 #      same bytes), recording while 4 threads call;
 #   5. (--steps profile, not in the default) where the instructions go:
@@ -58,9 +59,9 @@
 #   --loss-path P      the loss test's path (default einval)
 #   --loss-secs S      length of each paced trial (default 2)
 #   --loss-steps K     bisection steps for the paced rate (default 5)
-#   --loss-consumers LIST  of reader,bpf-tp,bpf-raw (default: all three
-#                      that the kernel and image have; a given one that
-#                      is missing fails the boot)
+#   --loss-consumers LIST  of reader-count,reader-text,reader-json,bpf-tp,
+#                      bpf-raw (default: all that the kernel and image
+#                      have; a given one that is missing fails the boot)
 #   --ring-size BYTES  rings of the timing and insn boots (default 64 MiB:
 #                      nothing lost)
 #   --jobs J           instruction-count boots run at once (default 1;
@@ -140,7 +141,7 @@ done
 [ "$rounds" -ge 1 ] || die "--rounds must be at least 1"
 [ "$jobs" -ge 1 ] || die "--jobs must be at least 1"
 for c in ${loss_consumers//,/ }; do
-	case "$c" in reader | bpf-tp | bpf-raw) ;; *) die "unknown loss-test consumer '$c'" ;; esac
+	case "$c" in reader-count | reader-text | reader-json | bpf-tp | bpf-raw) ;; *) die "unknown loss-test consumer '$c'" ;; esac
 done
 for st in ${steps//,/ }; do
 	case "$st" in time-bench | time-off | insn | loss | profile) ;; *) die "unknown step '$st'" ;; esac
@@ -430,7 +431,7 @@ if step profile; then
 fi
 
 if step loss && [ "$loss_calls" -gt 0 ]; then
-	stage "loss test: 4 threads of $loss_path, per consumer (${loss_consumers:-reader,bpf-tp,bpf-raw if there}) recording, default and 4 MiB rings, then the paced bisection"
+	stage "loss test: 4 threads of $loss_path, per consumer (${loss_consumers:-reader-count,reader-text,reader-json,bpf-tp,bpf-raw if there}) recording, default and 4 MiB rings, then the paced bisection"
 	consumers_arg=
 	[ -z "$loss_consumers" ] || consumers_arg=" bench.loss_consumers=$loss_consumers"
 	loss_qemu=()
