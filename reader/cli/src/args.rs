@@ -355,9 +355,10 @@ pub(crate) struct LiveArgs {
     #[arg(long, value_name = "MS", default_value_t = 100, help_heading = FOLLOW)]
     pub(crate) poll_timeout_ms: u64,
     /// In --follow mode, the most bytes of drained records waiting to be
-    /// printed (128 MiB by default). When the output falls that far behind,
-    /// draining waits: records then wait in the rings, and a full ring
-    /// drops and counts them.
+    /// printed, or with -w to be written to the trace, which then holds
+    /// what waits to be printed (128 MiB by default). When that falls so far
+    /// behind, draining waits: records then wait in the rings, and a full
+    /// ring drops and counts them.
     #[arg(long, value_name = "BYTES", default_value_t = pipeline::DEFAULT_QUEUE_BYTES, help_heading = FOLLOW)]
     pub(crate) queue_bytes: usize,
     /// In --follow mode, how much higher the nice value of the thread that

@@ -17,11 +17,9 @@ use antinomie_reader::decode::PmuTypes;
 use antinomie_reader::device::Device;
 use antinomie_reader::filter::Filter;
 use antinomie_reader::output::WriterSink;
-use antinomie_reader::pipeline::{
-    self, Assembler, CountingSink, Counts, Mode, Recorder, Sink, Summary,
-};
+use antinomie_reader::pipeline::{self, Assembler, CountingSink, Counts, Mode, Sink, Summary};
 use antinomie_reader::ring::{RingConsumer, RingMemory};
-use antinomie_reader::trace::{TraceHeader, TraceWriter};
+use antinomie_reader::trace::TraceHeader;
 
 use crate::args::{CommonArgs, Counting, LiveArgs};
 use crate::process;
@@ -177,19 +175,25 @@ pub(crate) fn capture(
     let pmus = PmuTypes::from_sysfs(&args.sysfs);
     let window_ns = args.reorder_window_ms.saturating_mul(1_000_000);
     let realtime_offset_ns = realtime_offset_ns();
-    let mut writer = match &args.write {
-        Some(path) => {
-            let f = File::create(path).with_context(|| format!("creating {}", path.display()))?;
-            let header = TraceHeader {
-                abi_version: abi::ABI_VERSION,
-                window_ns,
-                cpus: cpus.clone(),
-                pmus: pmus.clone(),
-                realtime_offset_ns: Some(realtime_offset_ns),
-            };
-            Some(TraceWriter::new(BufWriter::new(f), &header).context("writing the trace header")?)
-        }
+    // Read back as it is written: the printing follows the file.
+    let trace = match &args.write {
+        Some(path) => Some(
+            File::options()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .open(path)
+                .with_context(|| format!("creating {}", path.display()))?,
+        ),
         None => None,
+    };
+    let header = TraceHeader {
+        abi_version: abi::ABI_VERSION,
+        window_ns,
+        cpus: cpus.clone(),
+        pmus: pmus.clone(),
+        realtime_offset_ns: Some(realtime_offset_ns),
     };
     let following = follow.is_some();
     let mode = match follow {
@@ -218,17 +222,12 @@ pub(crate) fn capture(
         if let Some(f) = filter {
             assembler.set_filter(Box::new(f.with_pmus(pmus)));
         }
-        pipeline::run(
-            rings,
-            mode,
-            assembler,
-            writer.as_mut().map(|w| w as &mut dyn Recorder),
-        )
+        match &trace {
+            Some(file) => pipeline::run_to_trace(rings, mode, assembler, file, &header),
+            None => pipeline::run(rings, mode, assembler, None),
+        }
         .context("writing the output")
     })?;
-    if let Some(w) = writer {
-        w.finish().context("writing the trace file")?;
-    }
     Ok(summary)
 }
 

@@ -205,6 +205,47 @@ fn waker_thread(mut waker: Box<dyn Waker>, threads: &[Ticked], stop: &Receiver<(
     }
 }
 
+/// Starts, in `s`, one drain thread per ring sending to `tx` and, in
+/// follow mode, the waker thread, which `stop` stops. Returns the mode's
+/// `threads_started`, for the caller to call once it has started its own
+/// threads (they must not inherit the priority it may set).
+pub(super) fn start_drains<'scope, M: RingMemory + Send + 'scope>(
+    s: &'scope thread::Scope<'scope, '_>,
+    rings: Vec<RingConsumer<M>>,
+    mode: Mode,
+    tx: QueueSender,
+    stop: &'scope Receiver<()>,
+) -> io::Result<Option<Box<dyn FnOnce()>>> {
+    let ticked = matches!(mode, Mode::Follow { .. });
+    let mut threads = Vec::new();
+    for ring in rings {
+        threads.extend(spawn_drain(s, ring, ticked, tx.clone())?);
+    }
+    drop(tx);
+    let Mode::Follow {
+        waker,
+        threads_started,
+        ..
+    } = mode
+    else {
+        return Ok(None);
+    };
+    thread::Builder::new()
+        .name("waker".into())
+        .spawn_scoped(s, move || waker_thread(waker, &threads, stop))
+        .map_err(|e| io::Error::other(format!("spawning the waker thread: {e}")))?;
+    Ok(threads_started)
+}
+
+/// The queue's limit in `mode`: a one-shot drain's messages are bounded by
+/// the rings' size already.
+pub(super) fn queue_limit(mode: &Mode) -> usize {
+    match mode {
+        Mode::Once => usize::MAX,
+        Mode::Follow { queue_bytes, .. } => *queue_bytes,
+    }
+}
+
 /// Drains `rings` (one thread each) into `assembler`, recording every
 /// message on the way. Returns when every ring is done, or the output
 /// broke.
@@ -218,34 +259,11 @@ pub fn run<M: RingMemory + Send>(
     mut assembler: Assembler<'_>,
     mut recorder: Option<&mut dyn Recorder>,
 ) -> io::Result<Summary> {
-    // A one-shot drain's messages are bounded by the rings' size already.
-    let queue_bytes = match &mode {
-        Mode::Once => usize::MAX,
-        Mode::Follow { queue_bytes, .. } => *queue_bytes,
-    };
-    let (tx, rx) = queue(queue_bytes);
+    let (tx, rx) = queue(queue_limit(&mode));
     let (stop_tx, stop_rx) = crossbeam_channel::bounded::<()>(1);
     let outcome = thread::scope(|s| {
-        let ticked = matches!(mode, Mode::Follow { .. });
-        let mut threads = Vec::new();
-        for ring in rings {
-            threads.extend(spawn_drain(s, ring, ticked, tx.clone())?);
-        }
-        drop(tx);
-        if let Mode::Follow {
-            waker,
-            threads_started,
-            ..
-        } = mode
-        {
-            let stop_rx = &stop_rx;
-            thread::Builder::new()
-                .name("waker".into())
-                .spawn_scoped(s, move || waker_thread(waker, &threads, stop_rx))
-                .map_err(|e| io::Error::other(format!("spawning the waker thread: {e}")))?;
-            if let Some(started) = threads_started {
-                started();
-            }
+        if let Some(started) = start_drains(s, rings, mode, tx, &stop_rx)? {
+            started();
         }
         let mut result = Ok(());
         while let Some(msg) = rx.recv() {
@@ -272,6 +290,11 @@ pub fn run<M: RingMemory + Send>(
         tracing::info!("drain queue: at most {} bytes held", rx.peak());
         result
     });
+    conclude(assembler, outcome)
+}
+
+/// The summary of a run whose assembler took messages until `outcome`.
+pub(super) fn conclude(assembler: Assembler<'_>, outcome: io::Result<()>) -> io::Result<Summary> {
     let (summary, finished) = if outcome.is_ok() {
         assembler.finish()
     } else {
@@ -307,15 +330,7 @@ pub fn replay<I: IntoIterator<Item = DrainMsg>>(
             break;
         }
     }
-    let (summary, finished) = if outcome.is_ok() {
-        assembler.finish()
-    } else {
-        (assembler.summary().clone(), Ok(()))
-    };
-    match outcome.and(finished) {
-        Ok(()) => Ok(summary),
-        Err(e) => broken(&e, summary),
-    }
+    conclude(assembler, outcome)
 }
 
 /// Drains each ring once, one after the other, into the messages a live

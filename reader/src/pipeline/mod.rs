@@ -12,6 +12,10 @@
 //! calls and LOST records to a [`Sink`]. A raw trace file is the same
 //! message stream written down ([`crate::trace`]), so `reader show`
 //! replays it through the same [`Assembler`] and prints the same bytes.
+//! A run that records one ([`run_to_trace`]) writes the stream down on a
+//! spool thread as it comes, and its assembler reads the file behind it:
+//! the printing may lag as far as the file grows, and the drain never
+//! waits for it.
 //!
 //! # The reordering window
 //!
@@ -42,6 +46,7 @@ mod drain;
 mod merge;
 mod pair;
 mod queue;
+mod spool;
 mod summary;
 
 use std::io;
@@ -56,6 +61,7 @@ pub use drain::{drain_once, replay, run, Mode, Recorder, Tick, Waker};
 pub use merge::Merger;
 pub use pair::{Event, Limits, PairStats, Pairer};
 pub use queue::DEFAULT_QUEUE_BYTES;
+pub use spool::run_to_trace;
 pub use summary::{Check, CpuSummary, FinalCounters, Loss, Summary};
 
 /// Default reordering window: 50 ms.

@@ -134,6 +134,11 @@ impl QueueReceiver {
         Some(msg)
     }
 
+    /// Whether no message is waiting.
+    pub(super) fn is_empty(&self) -> bool {
+        self.rx.is_empty()
+    }
+
     /// The most bytes the queue held at once.
     pub(super) fn peak(&self) -> usize {
         self.budget.lock().peak

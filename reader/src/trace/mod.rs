@@ -43,7 +43,9 @@
 //!          4 DONE     start_pos u64, then producer_pos, consumer_pos,
 //!                     produced, lost[8] (u64 each: the final counters),
 //!                     then records, skipped, bytes (u64: what the
-//!                     consumer saw)
+//!                     consumer saw), then, when the ring's meta page
+//!                     has them (absent from older files), lossless
+//!                     on, waits, wait_ns (u64 each)
 //!          5 END      empty: the file is complete
 //! ```
 //!

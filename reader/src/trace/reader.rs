@@ -12,7 +12,7 @@ use super::{
 use crate::decode::PmuTypes;
 use crate::pipeline::DrainMsg;
 use crate::record::RecordError;
-use crate::ring::{ConsumerStats, CorruptRecord, RingCounters};
+use crate::ring::{ConsumerStats, CorruptRecord, LosslessCounters, RingCounters};
 use crate::{AbiOf, Error};
 
 /// A cursor over untrusted bytes; every read is bounds-checked.
@@ -318,6 +318,16 @@ fn decode_frame(kind: u32, cpu: u32, payload: Vec<u8>) -> Result<Option<DrainMsg
                 skipped: p.u64("skipped")?,
                 bytes: p.u64("bytes")?,
             };
+            // Absent from the files of older readers.
+            let lossless = if p.b.len() > p.off {
+                Some(LosslessCounters {
+                    on: p.u64("lossless on")? != 0,
+                    waits: p.u64("lossless waits")?,
+                    wait_ns: p.u64("lossless wait_ns")?,
+                })
+            } else {
+                None
+            };
             DrainMsg::Done {
                 cpu,
                 start_pos,
@@ -326,7 +336,7 @@ fn decode_frame(kind: u32, cpu: u32, payload: Vec<u8>) -> Result<Option<DrainMsg
                     consumer_pos,
                     produced,
                     lost,
-                    lossless: None,
+                    lossless,
                 },
                 stats,
             }

@@ -60,6 +60,19 @@ impl<W: Write> TraceWriter<W> {
         self.out.write_all(payload)
     }
 
+    /// Flushes what is written so far (whole frames).
+    ///
+    /// # Errors
+    /// An I/O error.
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+
+    /// The writer the file goes to.
+    pub fn get_ref(&self) -> &W {
+        &self.out
+    }
+
     /// Writes the END frame and flushes.
     ///
     /// # Errors
@@ -105,7 +118,13 @@ impl<W: Write> Recorder for TraceWriter<W> {
                 .into_iter()
                 .chain(counters.lost)
                 .chain([stats.records, stats.skipped, stats.bytes])
-                {
+                .chain(
+                    counters
+                        .lossless
+                        .map(|l| [u64::from(l.on), l.waits, l.wait_ns])
+                        .into_iter()
+                        .flatten(),
+                ) {
                     p.extend_from_slice(&v.to_le_bytes());
                 }
                 self.frame(FRAME_DONE, *cpu, &p)

@@ -12,7 +12,9 @@
 // test that called it fails, and the panic message says where.
 #![allow(clippy::missing_panics_doc)]
 
+use std::fs::File;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use antinomie_abi as abi;
 use antinomie_reader::call::Call;
@@ -164,21 +166,79 @@ pub fn run_images(
     (String::from_utf8(sink.into_inner()).unwrap(), summary)
 }
 
-/// A trace file of ring images recorded through the live pipeline (CPUs 0
-/// and 1, PMU type 9 named `kprobe`, no wall clock), and the live run's
-/// output in `format`.
+/// A file in the temporary directory, removed when dropped.
+#[derive(Debug)]
+pub struct ScratchFile(pub PathBuf);
+
+impl ScratchFile {
+    /// A new, unique path for `what` (nothing is created).
+    #[must_use]
+    pub fn new(what: &str) -> Self {
+        static NEXT: AtomicU32 = AtomicU32::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        ScratchFile(
+            std::env::temp_dir().join(format!("antinomie-{what}-{}-{n}", std::process::id())),
+        )
+    }
+
+    /// Creates it empty, for reading and writing.
+    ///
+    /// # Panics
+    /// If it cannot be created.
+    #[must_use]
+    pub fn create(&self) -> File {
+        File::options()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&self.0)
+            .unwrap()
+    }
+}
+
+impl Drop for ScratchFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// The header [`record_trace`] writes: CPUs 0 and 1, PMU type 9 named
+/// `kprobe`, no wall clock.
 #[must_use]
-pub fn record_trace(images: &[Vec<u8>], format: Format) -> (Vec<u8>, String) {
-    let header = TraceHeader {
+pub fn trace_header() -> TraceHeader {
+    TraceHeader {
         abi_version: abi::ABI_VERSION,
         window_ns: pipeline::DEFAULT_WINDOW_NS,
         cpus: vec![0, 1],
         pmus: PmuTypes::from_pairs([(9, "kprobe".to_owned())]),
         realtime_offset_ns: None,
-    };
-    let mut w = TraceWriter::new(Vec::new(), &header).unwrap();
-    let (out, _) = run_images(images, format, &header.pmus, Some(&mut w));
-    (w.finish().unwrap(), out)
+    }
+}
+
+/// A trace file of ring images recorded as `reader -w` records one (the
+/// threaded live pipeline writing the file as it drains and decoding it
+/// behind, [`pipeline::run_to_trace`]; header [`trace_header`]), and the
+/// live run's output in `format`.
+///
+/// # Panics
+/// If the scratch file cannot be used or the run fails.
+#[must_use]
+pub fn record_trace(images: &[Vec<u8>], format: Format) -> (Vec<u8>, String) {
+    let header = trace_header();
+    let scratch = ScratchFile::new("trace");
+    let file = scratch.create();
+    let mut sink = WriterSink::new(Vec::new(), format, header.pmus.clone(), false);
+    pipeline::run_to_trace(
+        consumers(images),
+        Mode::Once,
+        Assembler::new(&header.cpus, header.window_ns, &mut sink),
+        &file,
+        &header,
+    )
+    .unwrap();
+    let out = String::from_utf8(sink.into_inner()).unwrap();
+    (std::fs::read(&scratch.0).unwrap(), out)
 }
 
 /// Keeps the calls.

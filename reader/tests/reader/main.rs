@@ -15,6 +15,7 @@
 //!   at every `PERF_ATTR_SIZE_VER*` boundary, unknown bits.
 //! * `golden`: golden ring images and their byte-exact text and JSON
 //!   output; save → show round trips.
+//! * `spool`: a recorded run writes its trace whatever the printing does.
 //! * `fuzz`: random bytes never panic the decoder.
 //! * `diff`: the streaming comparison: one cause per diverging thread,
 //!   equal runs, what happens past the alignment window.
@@ -40,3 +41,4 @@ mod golden;
 mod loss;
 mod pipeline;
 mod ring;
+mod spool;
