@@ -36,7 +36,8 @@ const FOLLOW_BUFFER: usize = 256 << 10;
 /// How far the spool thread has written the file.
 #[derive(Debug, Default)]
 struct Written {
-    /// Bytes in the file, ending at a frame's end.
+    /// Bytes in the file (a frame may go on past them: the reader waits
+    /// for the rest).
     bytes: u64,
     /// No more bytes come: the file is complete, or the spool failed.
     closed: bool,
@@ -58,12 +59,21 @@ impl Progress {
     }
 
     fn publish(&self, bytes: u64) {
-        self.lock().bytes = bytes;
+        let mut w = self.lock();
+        if w.bytes == bytes {
+            return;
+        }
+        w.bytes = bytes;
+        drop(w);
         self.grew.notify_all();
     }
 
+    /// No more bytes come; the first close says why.
     fn close(&self, failed: Option<&io::Error>) {
         let mut w = self.lock();
+        if w.closed {
+            return;
+        }
         w.closed = true;
         w.failed = failed.map(|e| (e.kind(), e.to_string()));
         drop(w);
@@ -102,17 +112,26 @@ impl<W: Write> Write for Counted<W> {
 
 type SpoolWriter<'f> = TraceWriter<BufWriter<Counted<&'f File>>>;
 
-/// Makes what `w` holds part of the file and says so.
-fn flush(w: &mut SpoolWriter<'_>, progress: &Progress) -> io::Result<()> {
-    w.flush()?;
+/// Says how far the file is written (what `w` still buffers is not).
+fn publish(w: &SpoolWriter<'_>, progress: &Progress) {
     progress.publish(w.get_ref().get_ref().bytes);
-    Ok(())
+}
+
+/// Closes [`Progress`] however the spool thread ends, a panic included:
+/// else the assembler would wait for the file forever.
+struct CloseOnDrop<'a>(&'a Progress);
+
+impl Drop for CloseOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.close(None);
+    }
 }
 
 /// The spool thread: writes the header, then every message of `rx` as it
-/// comes, flushing whenever the queue is empty; then END. On an error it
-/// stops the drain (`stop`) and keeps taking messages, so that no drain
-/// thread waits on a full queue.
+/// comes, flushing whenever the queue is empty (a busy queue flushes as
+/// the buffer fills), and says how far the file is written after each;
+/// then END. On an error it stops the drain (`stop`) and keeps taking
+/// messages, so that no drain thread waits on a full queue.
 fn spool(
     rx: &QueueReceiver,
     file: &File,
@@ -120,6 +139,7 @@ fn spool(
     progress: &Progress,
     stop: &Sender<()>,
 ) {
+    let _close = CloseOnDrop(progress);
     let written = (|| {
         let out = BufWriter::with_capacity(
             SPOOL_BUFFER,
@@ -129,12 +149,14 @@ fn spool(
             },
         );
         let mut w = TraceWriter::new(out, header)?;
-        flush(&mut w, progress)?;
+        w.flush()?;
+        publish(&w, progress);
         while let Some(msg) = rx.recv() {
             w.record(&msg)?;
             if rx.is_empty() {
-                flush(&mut w, progress)?;
+                w.flush()?;
             }
+            publish(&w, progress);
         }
         let out = w.finish()?;
         progress.publish(out.get_ref().bytes);
