@@ -19,7 +19,7 @@ use antinomie_reader::filter::Filter;
 use antinomie_reader::output::WriterSink;
 use antinomie_reader::pipeline::{self, Assembler, CountingSink, Counts, Mode, Sink, Summary};
 use antinomie_reader::ring::{RingConsumer, RingMemory};
-use antinomie_reader::trace::TraceHeader;
+use antinomie_reader::trace::{TraceHeader, TraceWriter};
 
 use crate::args::{CommonArgs, Counting, LiveArgs};
 use crate::process;
@@ -175,19 +175,7 @@ pub(crate) fn capture(
     let pmus = PmuTypes::from_sysfs(&args.sysfs);
     let window_ns = args.reorder_window_ms.saturating_mul(1_000_000);
     let realtime_offset_ns = realtime_offset_ns();
-    // Read back as it is written: the printing follows the file.
-    let trace = match &args.write {
-        Some(path) => Some(
-            File::options()
-                .read(true)
-                .write(true)
-                .create(true)
-                .truncate(true)
-                .open(path)
-                .with_context(|| format!("creating {}", path.display()))?,
-        ),
-        None => None,
-    };
+    let trace = args.write.as_deref().map(open_trace).transpose()?;
     let header = TraceHeader {
         abi_version: abi::ABI_VERSION,
         window_ns,
@@ -222,13 +210,50 @@ pub(crate) fn capture(
         if let Some(f) = filter {
             assembler.set_filter(Box::new(f.with_pmus(pmus)));
         }
-        match &trace {
-            Some(file) => pipeline::run_to_trace(rings, mode, assembler, file, &header),
+        match trace {
+            Some(TraceFile::Spooled(file)) => {
+                pipeline::run_to_trace(rings, mode, assembler, &file, &header)
+            }
+            Some(TraceFile::Streamed(out)) => {
+                let mut w = TraceWriter::new(BufWriter::new(out), &header)?;
+                let summary = pipeline::run(rings, mode, assembler, Some(&mut w))?;
+                w.finish()?;
+                Ok(summary)
+            }
             None => pipeline::run(rings, mode, assembler, None),
         }
         .context("writing the output")
     })?;
     Ok(summary)
+}
+
+/// Where `-w` writes.
+enum TraceFile {
+    /// A regular file, created empty for reading and writing: a spool
+    /// thread writes it as the rings are drained and the printing reads
+    /// it back ([`pipeline::run_to_trace`]).
+    Spooled(File),
+    /// Anything else (a pipe, a FIFO, a terminal, `/dev/null`), which
+    /// cannot be read back: the printing thread writes it as it decodes.
+    Streamed(File),
+}
+
+fn open_trace(path: &Path) -> Result<TraceFile> {
+    let creating = || format!("creating {}", path.display());
+    match std::fs::metadata(path) {
+        Ok(m) if !m.file_type().is_file() => Ok(TraceFile::Streamed(
+            File::create(path).with_context(creating)?,
+        )),
+        _ => Ok(TraceFile::Spooled(
+            File::options()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .open(path)
+                .with_context(creating)?,
+        )),
+    }
 }
 
 pub(crate) fn dump_rings(dir: &Path, device: &Path, sysfs: &Path) -> Result<()> {

@@ -194,29 +194,32 @@ impl RunLoss {
     }
 
     /// Walks the records of one drain pass (framed records, back to back,
-    /// as the recorder wrote them). A record whose body does not parse
-    /// counts as consumed: it left the ring, as the kernel's counters
-    /// count it.
+    /// as the recorder wrote them), counting those the merge decodes: a
+    /// record whose body does not parse, or that claims another CPU, is
+    /// skipped there and not counted as consumed here either.
     fn add_records(&mut self, cpu: u32, bytes: &[u8]) {
         let ring = self.ring(cpu);
         let mut rest = bytes;
         while let Ok(h) = record::parse_header(rest, rest.len() as u64) {
             let (one, next) = rest.split_at(h.size as usize);
             rest = next;
-            match h.r#type {
-                abi::RECORD_ENTRY | abi::RECORD_EXIT => {
+            let Ok(view) = record::parse(one) else {
+                continue;
+            };
+            if h.cpu != cpu {
+                continue;
+            }
+            match view {
+                RecordView::Entry(_) | RecordView::Exit(_) => {
                     ring.consumed = ring.consumed.map(|n| n + 1);
                     ring.last = Some(LastRecord {
                         call_id: h.call_id,
                         time_ns: h.time_ns,
                     });
                 }
-                abi::RECORD_LOST => {
-                    if let Ok(RecordView::Lost(l)) = record::parse(one) {
-                        add_stretch(ring, &l.body.lost, l.body.min_call_id, l.body.max_call_id);
-                    }
+                RecordView::Lost(l) => {
+                    add_stretch(ring, &l.body.lost, l.body.min_call_id, l.body.max_call_id);
                 }
-                _ => {}
             }
         }
     }

@@ -11,8 +11,9 @@ use super::queue::{queue, QueueSender};
 use super::{Assembler, DrainMsg, Summary};
 use crate::ring::{RingConsumer, RingMemory};
 
-/// Receives every message the assembler takes, in order (the trace file
-/// writer).
+/// Receives every message the assembler takes, in order ([`run`]'s trace
+/// file writer; [`crate::pipeline::run_to_trace`] writes a regular file
+/// on a thread of its own instead).
 pub trait Recorder {
     /// Records one message.
     ///
@@ -49,11 +50,13 @@ pub(crate) fn monotonic_ns() -> u64 {
 fn drain_pass<M: RingMemory>(ring: &mut RingConsumer<M>, tx: &QueueSender, idle: bool) -> bool {
     let cpu = ring.cpu();
     let now = monotonic_ns();
-    let mut bytes = Vec::new();
+    let mut bytes = tx.buffer();
     let mut errors = Vec::new();
     ring.drain_into(&mut bytes, &mut errors);
     let mut ok = true;
-    if !bytes.is_empty() {
+    if bytes.is_empty() {
+        tx.recycle(bytes);
+    } else {
         ok &= tx.send(DrainMsg::Records { cpu, bytes });
     }
     for e in errors {

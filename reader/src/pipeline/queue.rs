@@ -21,6 +21,45 @@ use super::DrainMsg;
 /// The default limit of [`crate::pipeline::Mode::Follow`]'s queue: 128 MiB.
 pub const DEFAULT_QUEUE_BYTES: usize = 128 << 20;
 
+/// Record buffers kept for reuse ([`Recycled`]), at most this many...
+const RECYCLED_BUFFERS: usize = 8;
+/// ...of at most this capacity each (a 4 MiB ring's whole data area): at
+/// most 32 MiB held besides the queue's limit.
+const RECYCLED_MAX_CAPACITY: usize = 4 << 20;
+
+/// Record buffers given back once their bytes are written down
+/// ([`QueueReceiver::recycle`]) and taken by the drain threads' next
+/// passes ([`QueueSender::buffer`]). A pass then copies into memory that
+/// is mapped already, where a fresh buffer of more than glibc's mmap
+/// threshold is an `mmap()`, a page fault per page, and, freed on
+/// another thread, an `munmap()` that interrupts every CPU the reader
+/// runs on to flush its TLB: for a drain that must keep up with the
+/// producers, work on every pass that copying alone does not need.
+#[derive(Debug, Clone)]
+struct Recycled {
+    tx: Sender<Vec<u8>>,
+    rx: Receiver<Vec<u8>>,
+}
+
+impl Recycled {
+    fn new() -> Self {
+        let (tx, rx) = crossbeam_channel::bounded(RECYCLED_BUFFERS);
+        Recycled { tx, rx }
+    }
+
+    fn take(&self) -> Vec<u8> {
+        self.rx.try_recv().unwrap_or_default()
+    }
+
+    fn give(&self, mut bytes: Vec<u8>) {
+        if bytes.capacity() > 0 && bytes.capacity() <= RECYCLED_MAX_CAPACITY {
+            bytes.clear();
+            // A full pool drops the buffer: memory stays bounded.
+            let _ = self.tx.try_send(bytes);
+        }
+    }
+}
+
 /// What a message costs the queue: its own size and the record bytes it
 /// owns.
 fn cost(msg: &DrainMsg) -> usize {
@@ -63,6 +102,7 @@ impl Budget {
 pub(super) struct QueueSender {
     tx: Sender<(DrainMsg, usize)>,
     budget: Arc<Budget>,
+    recycled: Recycled,
 }
 
 /// The receiving end, on the assembler's thread.
@@ -70,6 +110,7 @@ pub(super) struct QueueSender {
 pub(super) struct QueueReceiver {
     rx: Receiver<(DrainMsg, usize)>,
     budget: Arc<Budget>,
+    recycled: Recycled,
 }
 
 /// A queue that holds at most `limit` bytes (and always one message).
@@ -80,16 +121,33 @@ pub(super) fn queue(limit: usize) -> (QueueSender, QueueReceiver) {
         usage: Mutex::new(Usage::default()),
         freed: Condvar::new(),
     });
+    let recycled = Recycled::new();
     (
         QueueSender {
             tx,
             budget: Arc::clone(&budget),
+            recycled: recycled.clone(),
         },
-        QueueReceiver { rx, budget },
+        QueueReceiver {
+            rx,
+            budget,
+            recycled,
+        },
     )
 }
 
 impl QueueSender {
+    /// An empty buffer for a drain pass's records: one given back if
+    /// there is one.
+    pub(super) fn buffer(&self) -> Vec<u8> {
+        self.recycled.take()
+    }
+
+    /// Gives back a buffer a drain pass did not send.
+    pub(super) fn recycle(&self, bytes: Vec<u8>) {
+        self.recycled.give(bytes);
+    }
+
     /// Queues `msg`, first waiting while it does not fit. False if the
     /// receiver is gone.
     pub(super) fn send(&self, msg: DrainMsg) -> bool {
@@ -132,6 +190,12 @@ impl QueueReceiver {
             self.budget.freed.notify_all();
         }
         Some(msg)
+    }
+
+    /// Gives back the buffer of a [`DrainMsg::Records`] whose bytes are
+    /// written down, for a later drain pass.
+    pub(super) fn recycle(&self, bytes: Vec<u8>) {
+        self.recycled.give(bytes);
     }
 
     /// Whether no message is waiting.

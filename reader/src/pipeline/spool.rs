@@ -23,7 +23,7 @@ use crossbeam_channel::Sender;
 
 use super::drain::{conclude, queue_limit, start_drains};
 use super::queue::{queue, QueueReceiver};
-use super::{Assembler, Mode, Recorder, Summary};
+use super::{Assembler, DrainMsg, Mode, Recorder, Summary};
 use crate::ring::{RingConsumer, RingMemory};
 use crate::trace::{TraceHeader, TraceReader, TraceWriter};
 
@@ -153,6 +153,9 @@ fn spool(
         publish(&w, progress);
         while let Some(msg) = rx.recv() {
             w.record(&msg)?;
+            if let DrainMsg::Records { bytes, .. } = msg {
+                rx.recycle(bytes);
+            }
             if rx.is_empty() {
                 w.flush()?;
             }
@@ -162,12 +165,13 @@ fn spool(
         progress.publish(out.get_ref().bytes);
         Ok(())
     })();
+    // Closed first: the printing ends while the drain winds down.
+    progress.close(written.as_ref().err());
     if written.is_err() {
         let _ = stop.try_send(());
         while rx.recv().is_some() {}
     }
     tracing::info!("drain queue: at most {} bytes held", rx.peak());
-    progress.close(written.as_ref().err());
 }
 
 /// Reads the file as the spool writes it: at the end of what is written,
@@ -199,6 +203,12 @@ impl Read for Follower<'_> {
         }
         let n = buf.len().min(usize::try_from(ready).unwrap_or(usize::MAX));
         let got = self.file.read_at(&mut buf[..n], self.pos)?;
+        if got == 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "the trace file is shorter than what was written to it",
+            ));
+        }
         self.pos += got as u64;
         Ok(got)
     }
@@ -245,11 +255,10 @@ pub fn run_to_trace<M: RingMemory + Send>(
             BufReader::with_capacity(FOLLOW_BUFFER, follower),
             &mut assembler,
         );
-        if decoded.is_err() {
-            // The drain ends as when told to stop; the spool completes
-            // the file meanwhile.
-            let _ = stop_tx.try_send(());
-        }
+        // Done printing, whyever (every ring done, an output error): the
+        // drain ends as when told to stop, and the spool completes the
+        // file meanwhile.
+        let _ = stop_tx.try_send(());
         decoded
     });
     match progress.failure() {

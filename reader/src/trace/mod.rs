@@ -4,10 +4,18 @@
 //!
 //! # Trace file format, version 2
 //!
-//! A trace file is the stream of [`DrainMsg`]s the assembler took, written
-//! down as it took them, so that `reader show` replays it through the same
-//! code and prints the same bytes as the live run did. All integers are
-//! little-endian.
+//! A trace file is the stream of [`DrainMsg`]s the drain threads sent,
+//! written down in the order the queue delivered them (the live run's
+//! assembler decodes the same stream, from the file itself with
+//! [`crate::pipeline::run_to_trace`]), so that `reader show` replays it
+//! through the same code and prints the same bytes as the live run did.
+//! All integers are little-endian.
+//!
+//! A RECORDS frame holds every record a drain pass framed, a record whose
+//! body does not parse or that claims another CPU included: the decoder
+//! skips and reports such a record. (Readers before this rule had the drain
+//! remove them; one of those decodes a newer file alike except that it
+//! stops the ring at such a record instead of skipping it.)
 //!
 //! ```text
 //! header:  magic        8 bytes  "ANTI-TRC"
@@ -43,7 +51,9 @@
 //!          4 DONE     start_pos u64, then producer_pos, consumer_pos,
 //!                     produced, lost[8] (u64 each: the final counters),
 //!                     then records, skipped, bytes (u64: what the
-//!                     consumer saw), then, when the ring's meta page
+//!                     consumer saw: records framed, records skipped
+//!                     record by record, which a drain pass leaves to
+//!                     the decoder, bytes), then, when the ring's meta page
 //!                     has them (absent from older files), lossless
 //!                     on, waits, wait_ns (u64 each)
 //!          5 END      empty: the file is complete

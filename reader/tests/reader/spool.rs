@@ -4,6 +4,8 @@
 
 use std::fs::File;
 use std::io;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use antinomie_reader::call::Call;
@@ -132,21 +134,53 @@ impl Sink for Closed {
     }
 }
 
+/// A waker that ticks every millisecond for as long as nothing stops the
+/// run, counting its ticks; it gives up after `limit`.
+struct Ticking {
+    ticks: Arc<AtomicU32>,
+    limit: u32,
+}
+
+impl Waker for Ticking {
+    fn wait(&mut self) -> Tick {
+        std::thread::sleep(Duration::from_millis(1));
+        if self.ticks.fetch_add(1, Ordering::Relaxed) >= self.limit {
+            Tick::Stop
+        } else {
+            Tick::Drain
+        }
+    }
+}
+
 #[test]
 fn a_closed_output_ends_the_printing_and_the_trace_still_completes() {
     let images = scenario_images();
     let header = trace_header();
     let scratch = ScratchFile::new("closed");
     let file = scratch.create();
+    let ticks = Arc::new(AtomicU32::new(0));
+    let limit = 20_000;
     let summary = pipeline::run_to_trace(
         consumers(&images),
-        follow(pipeline::DEFAULT_QUEUE_BYTES),
+        Mode::Follow {
+            waker: Box::new(Ticking {
+                ticks: Arc::clone(&ticks),
+                limit,
+            }),
+            queue_bytes: pipeline::DEFAULT_QUEUE_BYTES,
+            threads_started: None,
+        },
         Assembler::new(&header.cpus, header.window_ns, &mut Closed),
         &file,
         &header,
     )
     .unwrap();
     assert!(summary.broken_pipe);
+    // The closed output stopped the drain, not the waker's own limit.
+    assert!(
+        ticks.load(Ordering::Relaxed) < limit,
+        "the drain was not stopped"
+    );
     let trace = read_trace(&std::fs::read(&scratch.0).unwrap()).unwrap();
     assert!(trace.complete, "no END after the output closed");
     // Every ring's records and its DONE are in the file.
