@@ -318,11 +318,17 @@ fn show(
 }
 
 /// `records` dealt round robin over `cpus` lanes, each lane's bytes as
-/// one drain pass would hand them over.
+/// one drain pass would hand them over, each record claiming its lane's
+/// CPU (the merge skips one that claims another).
 fn lanes(records: &[Vec<u8>], cpus: u32) -> Vec<Vec<u8>> {
     let mut lanes: Vec<Vec<u8>> = vec![Vec::new(); cpus as usize];
+    let cpu_at = std::mem::offset_of!(abi::RecordHeader, cpu);
     for (i, r) in records.iter().enumerate() {
-        lanes[i % cpus as usize].extend_from_slice(r);
+        let lane = &mut lanes[i % cpus as usize];
+        let at = lane.len() + cpu_at;
+        lane.extend_from_slice(r);
+        let cpu = u32::try_from(i % cpus as usize).unwrap();
+        lane[at..at + 4].copy_from_slice(&cpu.to_le_bytes());
     }
     lanes
 }
