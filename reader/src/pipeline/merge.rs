@@ -336,6 +336,37 @@ mod tests {
         assert_eq!(times, [100, 100]);
     }
 
+    #[test]
+    fn positions_run_on_from_batch_to_batch_and_wrap() {
+        let good = rec(0, 100);
+        let len = good.len() as u64;
+        let body = size_of::<abi::RecordHeader>();
+        let mut bad = rec(0, 200);
+        bad[body] = 0xff;
+        let mut other_bad = rec(1, 300);
+        other_bad[body] = 0xff;
+        let mut m = Merger::new(&[0, 1], 0);
+        // The second batch's bad record lies past the wrap of u64.
+        let start = 0u64.wrapping_sub(len);
+        m.start(0, start);
+        let mut errors = Vec::new();
+        m.push_batch(0, good.clone(), &mut errors);
+        m.push_batch(0, [good, bad].concat(), &mut errors);
+        // No START for CPU 1 (a trace of an older reader): the offset in
+        // the batch stands in for the position.
+        let first = rec(1, 250);
+        let first_len = first.len() as u64;
+        m.push_batch(1, [first, other_bad].concat(), &mut errors);
+        let seen: Vec<_> = errors.iter().map(|e| (e.cpu, e.pos, e.fatal)).collect();
+        assert_eq!(
+            seen,
+            [
+                (0, start.wrapping_add(2 * len), false),
+                (1, first_len, false)
+            ]
+        );
+    }
+
     fn time(r: &Record) -> (u64, u32) {
         let h = r.header();
         (h.time_ns, h.cpu)

@@ -160,7 +160,7 @@ mod tests {
     use super::*;
     use crate::pipeline::Recorder;
     use crate::record::RecordError;
-    use crate::ring::{ConsumerStats, CorruptRecord, RingCounters};
+    use crate::ring::{ConsumerStats, CorruptRecord, LosslessCounters, RingCounters};
 
     #[test]
     fn round_trip() {
@@ -191,6 +191,14 @@ mod tests {
                 error: RecordError::Recorded("bad record size 3".into()),
                 fatal: true,
             }),
+            // Found where a batch was decoded: no data offset.
+            DrainMsg::Corrupt(CorruptRecord {
+                cpu: 3,
+                pos: 0x1_0000_0048,
+                offset: None,
+                error: RecordError::Recorded("lost body size 40 does not fit".into()),
+                fatal: false,
+            }),
             DrainMsg::Done {
                 cpu: 3,
                 start_pos: 0,
@@ -199,6 +207,25 @@ mod tests {
                     ..Default::default()
                 },
                 stats: ConsumerStats::default(),
+            },
+            // A meta page with the lossless counters.
+            DrainMsg::Done {
+                cpu: 0,
+                start_pos: 8,
+                counters: RingCounters {
+                    produced: 9,
+                    lossless: Some(LosslessCounters {
+                        on: true,
+                        waits: 4,
+                        wait_ns: 12_345,
+                    }),
+                    ..Default::default()
+                },
+                stats: ConsumerStats {
+                    records: 9,
+                    skipped: 0,
+                    bytes: 1024,
+                },
             },
         ];
         let mut w = TraceWriter::new(Vec::new(), &header).unwrap();
