@@ -214,7 +214,7 @@ fn unreported_losses_show_as_a_mismatch() {
 }
 
 /// A waker that ticks `n` times, then stops.
-struct Script(u32);
+pub(crate) struct Script(pub(crate) u32);
 
 impl Waker for Script {
     fn wait(&mut self) -> Tick {

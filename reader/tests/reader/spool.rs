@@ -15,23 +15,10 @@ use antinomie_reader::pipeline::{self, Assembler, Mode, Sink, Tick, Waker};
 use antinomie_reader::record::LostRecord;
 use antinomie_reader::trace::read_trace;
 
+use crate::pipeline::Script;
 use crate::support::{
     consumers, run_images, scenario_images, show_images, trace_header, ScratchFile,
 };
-
-/// A waker that ticks `n` times, then stops.
-struct Script(u32);
-
-impl Waker for Script {
-    fn wait(&mut self) -> Tick {
-        if self.0 == 0 {
-            Tick::Stop
-        } else {
-            self.0 -= 1;
-            Tick::Drain
-        }
-    }
-}
 
 fn follow(queue_bytes: usize) -> Mode {
     Mode::Follow {
