@@ -169,10 +169,7 @@ impl Merger {
                     let claimed = view.header().cpu;
                     errors.push(corrupt(off, RecordError::WrongCpu { claimed }, false));
                 }
-                Err(error) if error.is_framing() => {
-                    errors.push(corrupt(off, error, true));
-                    break;
-                }
+                // Framed already: whatever is wrong is inside the record.
                 Err(error) => errors.push(corrupt(off, error, false)),
             }
             off += size;
