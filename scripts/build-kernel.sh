@@ -29,6 +29,14 @@
 #                             VARIANT[+base][+extra]+NAME (NAME: the files' names without
 #                             .patch, joined by +); a patch that does not
 #                             apply fails the build naming its file and hunk
+#        KERNEL_GCOV_OBJECTS=FILE   the objects gcov instruments when the
+#                             configuration has CONFIG_GCOV_KERNEL, one a
+#                             line (default: kconfig/coverage.objects); a
+#                             list with none keeps gcov's kernel code and
+#                             instruments nothing. Another list than the
+#                             default is not the variant: its own directory
+#                             and link, VARIANT+NAME (NAME: the file's name
+#                             without .objects)
 #        KERNEL_SRC, KERNEL_TARBALL   see scripts/kernel-source.sh
 # Prints the bzImage path as its last line; $ANTINOMIE_CACHE/kernels/VARIANT
 # then points at the build directory (bzImage under arch/x86/boot/, vmlinux,
@@ -84,6 +92,17 @@ variant_out=$out
 if [ -n "${KCONFIG_EXTRA:-}" ]; then
 	out=$out-extra
 	link=$link+extra
+fi
+# Nor is one whose gcov instruments other objects.
+gcov_list=$ANTINOMIE_ROOT/kconfig/coverage.objects
+if [ -n "${KERNEL_GCOV_OBJECTS:-}" ]; then
+	[ -f "$KERNEL_GCOV_OBJECTS" ] || die "KERNEL_GCOV_OBJECTS=$KERNEL_GCOV_OBJECTS does not exist"
+	if ! cmp -s "$KERNEL_GCOV_OBJECTS" "$gcov_list"; then
+		gcov_list=$KERNEL_GCOV_OBJECTS
+		gcov_name=$(basename "$gcov_list" .objects)
+		out=$out-$gcov_name
+		link=$link+$gcov_name
+	fi
 fi
 test_patches=()
 if [ -n "${KERNEL_TEST_PATCH:-}" ]; then
@@ -212,14 +231,15 @@ if [ $config_only -eq 1 ]; then
 	exit 0
 fi
 
-# gcov for the objects kconfig/coverage.objects lists, and no other, when
-# the configuration has it: kbuild instruments an object whose
+# gcov for the objects $gcov_list lists (kconfig/coverage.objects unless
+# KERNEL_GCOV_OBJECTS says otherwise), and no other, when the
+# configuration has it: kbuild instruments an object whose
 # GCOV_PROFILE_<name>.o is y, and names are not unique (core.o is in a
 # dozen directories), so each variable is y only in the listed
 # directories ($(obj), expanded by kbuild per directory).
 gcov_args=() gcov_objects=()
 if grep -q '^CONFIG_GCOV_KERNEL=y$' "$out/.config"; then
-	mapfile -t gcov_objects < <(grep -v '^#' "$ANTINOMIE_ROOT/kconfig/coverage.objects" | grep .)
+	mapfile -t gcov_objects < <(grep -v '^#' "$gcov_list" | grep . || true)
 	declare -A gcov_dirs=()
 	for o in "${gcov_objects[@]}"; do
 		gcov_dirs[$(basename "$o")]+=" $(dirname "$o")"
@@ -243,7 +263,11 @@ if [ -n "$seeded" ] && [ -x "$objtool" ] &&
 	find "$out/tools/objtool" -newer "$out/.antinomie-objtool-stamp" -exec touch -h -r "$objtool" {} +
 	rm -f "$out/.antinomie-objtool-stamp"
 fi
-stage "building bzImage in $out (-j$(nproc), ccache${gcov_objects[0]:+, gcov for ${#gcov_objects[@]} objects})"
+gcov_note=""
+if grep -q '^CONFIG_GCOV_KERNEL=y$' "$out/.config"; then
+	gcov_note=", gcov for ${#gcov_objects[@]} objects"
+fi
+stage "building bzImage in $out (-j$(nproc), ccache$gcov_note)"
 kmake -j"$(nproc)" "${gcov_args[@]}" bzImage >"$out/build.log" 2>&1 &
 pid=$!
 t0=$(date +%s) last=$t0

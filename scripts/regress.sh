@@ -17,12 +17,12 @@
 # returned it, on each kernel (the verdict itself comes from the first,
 # unprobed run). The test kernels carry gcov on those functions' objects:
 # the report says which of their decisions the corpus reached, and which
-# of the change's lines. No --patch, no --tree and no --config compares
-# the baseline with itself.
+# of the change's lines. No --patch, no --tree, no --config and no
+# --changed-gcov-objects compares the baseline with itself.
 #
 # usage: scripts/regress.sh [--patch FILE... | --tree DIR] [--config FRAGMENT]
-#            [--corpus LIST]... [--contexts LIST] [--seed S] [--out DIR]
-#            [--timeout S]
+#            [--changed-gcov-objects LIST] [--corpus LIST]... [--contexts LIST]
+#            [--seed S] [--out DIR] [--timeout S]
 #   --patch FILE       a kernel change (git diff or git format-patch form),
 #                      applied on top of the series; repeat for several,
 #                      applied in the order given
@@ -33,6 +33,13 @@
 #                      of its own
 #   --config FRAGMENT  kconfig lines merged last into the changed kernel's
 #                      configuration (every option must stick)
+#   --changed-gcov-objects LIST  the objects gcov instruments in the changed
+#                      kernel, one a line (default: kconfig/coverage.objects,
+#                      as in the baseline); a LIST with none, e.g.
+#                      scripts/tests/regression/no-counters.objects, makes
+#                      the changed kernel the baseline without gcov's
+#                      counters: the comparison then shows whether they
+#                      change a result
 #   --corpus LIST      a corpus list (default: every qemu/corpus/*.list);
 #                      repeat for several; format in qemu/corpus/default.list
 #   --contexts LIST    run only these contexts (comma-separated; default:
@@ -85,7 +92,7 @@
 . "$(dirname "$0")/guest-lib.sh"
 failures_cannot_test
 
-patches=() tree="" config="" corpora=() contexts=all seed=20261130 out=./antinomie-regress entry_timeout=600
+patches=() tree="" config="" gcov_objects="" corpora=() contexts=all seed=20261130 out=./antinomie-regress entry_timeout=600
 bundle="" compare=() rerun_results=()
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -102,6 +109,7 @@ while [ $# -gt 0 ]; do
 	--patch) patches+=("$2") ;;
 	--tree) tree=$2 ;;
 	--config) config=$2 ;;
+	--changed-gcov-objects) gcov_objects=$2 ;;
 	--corpus) corpora+=("$2") ;;
 	--contexts) contexts=$2 ;;
 	--seed) seed=$2 ;;
@@ -113,12 +121,12 @@ while [ $# -gt 0 ]; do
 done
 need_cmd python3 jq
 if [ -n "$bundle" ]; then
-	{ [ ${#compare[@]} -eq 0 ] && [ ${#patches[@]} -eq 0 ] && [ -z "$tree$config" ]; } ||
-		die "--bundle builds no kernel: it takes no --patch, --tree, --config or --compare"
+	{ [ ${#compare[@]} -eq 0 ] && [ ${#patches[@]} -eq 0 ] && [ -z "$tree$config$gcov_objects" ]; } ||
+		die "--bundle builds no kernel: it takes no --patch, --tree, --config, --changed-gcov-objects or --compare"
 fi
 if [ ${#compare[@]} -gt 0 ]; then
-	{ [ ${#patches[@]} -eq 0 ] && [ -z "$tree$config" ] && [ ${#corpora[@]} -eq 0 ]; } ||
-		die "--compare reads two results: --patch, --tree, --config and --corpus do not apply"
+	{ [ ${#patches[@]} -eq 0 ] && [ -z "$tree$config$gcov_objects" ] && [ ${#corpora[@]} -eq 0 ]; } ||
+		die "--compare reads two results: --patch, --tree, --config, --changed-gcov-objects and --corpus do not apply"
 	for d in "${compare[@]}" "${rerun_results[@]}"; do
 		{ [ -f "$d/entries" ] && [ -f "$d/kernel" ] && [ -f "$d/corpus.json" ]; } ||
 			die "$d is not the results of run-corpus (no entries, kernel or corpus.json)"
@@ -145,6 +153,7 @@ if [ -n "$tree" ]; then
 	tree=$(cd "$tree" && pwd)
 fi
 [ -z "$config" ] || [ -f "$config" ] || die "--config $config: no such file"
+[ -z "$gcov_objects" ] || [ -f "$gcov_objects" ] || die "--changed-gcov-objects $gcov_objects: no such file"
 [[ "$seed" =~ ^[0-9]+$ ]] || die "--seed $seed: not a number"
 [[ "$entry_timeout" =~ ^[1-9][0-9]*$ ]] || die "--timeout $entry_timeout: not a number of seconds"
 if [ ${#corpora[@]} -eq 0 ]; then
@@ -387,12 +396,16 @@ if [ -n "$config" ]; then
 	changed_env+=("KCONFIG_EXTRA=$(cd "$(dirname "$config")" && pwd)/$(basename "$config")")
 	changed_desc+=" + config $config"
 fi
+if [ -n "$gcov_objects" ]; then
+	changed_env+=("KERNEL_GCOV_OBJECTS=$(cd "$(dirname "$gcov_objects")" && pwd)/$(basename "$gcov_objects")")
+	changed_desc+=" + gcov on $gcov_objects"
+fi
 if [ ${#changed_env[@]} -gt 0 ]; then
 	stage "building the changed kernel (${changed_desc#"$baseline_desc + "})"
 	build changed "${changed_env[@]}"
 	kernel_b=$built
 else
-	stage "no --patch, no --tree, no --config: the changed kernel is the baseline (compared with itself)"
+	stage "no --patch, no --tree, no --config, no --changed-gcov-objects: the changed kernel is the baseline (compared with itself)"
 	kernel_b=$kernel_a
 	cp "$work/bzImage-baseline" "$work/bzImage-changed"
 	[ ! -d "$work/coverage-baseline" ] || cp -a "$work/coverage-baseline" "$work/coverage-changed"
