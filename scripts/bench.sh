@@ -34,7 +34,13 @@
 #      function (System.map) and prints per function, per call, what
 #      capture on adds over capture off, capture off over the off kernel,
 #      the bench kernel's capture on over the before kernel's, and lossless
-#      mode on over off.
+#      mode on over off;
+#   6. (--steps drain-profile, not in the default) what a consumer
+#      executes: per consumer, boots of 4 threads calling unpaced with it
+#      recording (nothing lost) and without it (the records left in the
+#      rings, or in the contender's buffer), N/4 and N/40 calls a thread,
+#      under the insn-profile plugin; per function, per call, what the
+#      consumer adds (its user space is the "(user space)" row).
 # Prints the tables (Markdown) and keeps everything in the run directory.
 #
 # usage: scripts/bench.sh [options]
@@ -61,15 +67,17 @@
 #   --loss-steps K     bisection steps for the paced rate (default 5)
 #   --loss-consumers LIST  of reader-count,reader-text,reader-json,bpf-tp,
 #                      bpf-raw (default: all that the kernel and image
-#                      have; a given one that is missing fails the boot)
+#                      have; a given one that is missing fails the boot);
+#                      also the drain profile's (default: all five)
 #   --ring-size BYTES  rings of the timing and insn boots (default 64 MiB:
 #                      nothing lost)
 #   --jobs J           instruction-count boots run at once (default 1;
 #                      counts do not depend on it, times are not taken there)
-#   --steps LIST       of time-bench,time-off,insn,loss,profile (default:
-#                      all but profile); with --out, later steps add to an
-#                      earlier run's directory
-#   --profile-calls N  calls per profile boot (default 20000)
+#   --steps LIST       of time-bench,time-off,insn,loss,profile,drain-profile
+#                      (default: all but the two profiles); with --out,
+#                      later steps add to an earlier run's directory
+#   --profile-calls N  calls per profile boot (default 20000; the drain
+#                      profile's 4 threads share them)
 #   --insn-kernels LIST  kernels the insn and profile steps count: bench,off
 #                      (default both); before with --before-patch
 #   --before-patch FILE  also build and count the kernel `before`: the bench
@@ -144,7 +152,7 @@ for c in ${loss_consumers//,/ }; do
 	case "$c" in reader-count | reader-text | reader-json | bpf-tp | bpf-raw) ;; *) die "unknown loss-test consumer '$c'" ;; esac
 done
 for st in ${steps//,/ }; do
-	case "$st" in time-bench | time-off | insn | loss | profile) ;; *) die "unknown step '$st'" ;; esac
+	case "$st" in time-bench | time-off | insn | loss | profile | drain-profile) ;; *) die "unknown step '$st'" ;; esac
 done
 for m in ${insn_modes//,/ }; do
 	[[ ",$all_modes," == *,$m,* ]] || die "unknown mode '$m' in --insn-modes (modes: $all_modes)"
@@ -430,6 +438,60 @@ if step profile; then
 	done
 fi
 
+if step drain-profile; then
+	profiler=$(dirname "$plugin")/libinsn-profile.so
+	[ -f "$profiler" ] || die "no $profiler (run without --skip-build)"
+	cp "$(dirname "$kbench")/../../../System.map" "$out/System.map" || die "no System.map beside $kbench"
+	# Rings that hold every record of a boot (2 per call, ~100 bytes
+	# each, a quarter of the calls per CPU): nothing is lost, so each
+	# boot counts every record's whole way, made, drained and written.
+	drain_ring=$((8 << 20))
+	drain_calls=$((profile_calls / 4)) drain_base=$((profile_base / 4))
+	# drain_boot CONSUMER N: one boot under the profile plugin, N calls
+	# per thread. The full image (the reader, the contender): unpacking
+	# it costs the same in both boots of a consumer.
+	drain_boot() {
+		boot_mem=2G initrd=$initrd boot "drain-$1-$2" "$kbench" 1800 \
+			"antinomie.ring_size=$drain_ring antinomie.max_ring_memory=$((2 * 4 * (drain_ring + 8192))) bench.kind=drain bench.consumer=$1 bench.path=$loss_path bench.calls=$2 bench.ring=$drain_ring" \
+			"${counted[@]}" -plugin "$profiler" -d plugin -D "$out/drain-$1-$2.prof"
+		sed -n 's/^bench: drain reader_base=0x\([0-9a-f]*\).*/\1/p' "$out/drain-$1-$2.log" >"$out/drain-$1-$2.base"
+	}
+	# base_of CONSUMER N: where the boot loaded the reader, or -.
+	base_of() {
+		local b
+		b=$(cat "$out/drain-$1-$2.base")
+		echo "${b:--}"
+	}
+	cp "$initrd.root/bin/reader" "$out/reader" || die "no reader in the image's root ($initrd.root)"
+	consumers=${loss_consumers:-reader-count,reader-text,reader-json,bpf-tp,bpf-raw}
+	# Each consumer against the same calls without it: the reader's
+	# against capture's records left in the rings, the contender's
+	# against its records left in its buffer.
+	baselines=() pairs=()
+	for c in ${consumers//,/ }; do
+		case "$c" in reader-*) b=kept ;; *) b=$c-kept ;; esac
+		[[ " ${baselines[*]} " == *" $b "* ]] || baselines+=("$b")
+		pairs+=("$b $c")
+	done
+	stage "drain profile: $loss_path, 4 threads unpaced, ${baselines[*]} ${consumers//,/ }; $profile_calls and $profile_base calls"
+	for c in "${baselines[@]}" ${consumers//,/ }; do
+		for n in "$drain_base" "$drain_calls"; do
+			drain_boot "$c" "$n"
+		done
+	done
+	for pair in "${pairs[@]}"; do
+		read -r b c <<<"$pair"
+		python3 "$ANTINOMIE_ROOT/scripts/insn-profile.py" --map "$out/System.map" --labels "$b,$c" \
+			--calls "$profile_calls" --base-calls "$profile_base" --title "$loss_path, 4 threads: $c over $b" \
+			--program "$out/reader" --top 40 \
+			--program-bases="$(base_of "$b" "$drain_base"),$(base_of "$b" "$drain_calls"),$(base_of "$c" "$drain_base"),$(base_of "$c" "$drain_calls")" \
+			"$out/drain-$b-$drain_base.prof" "$out/drain-$b-$drain_calls.prof" \
+			"$out/drain-$c-$drain_base.prof" "$out/drain-$c-$drain_calls.prof" \
+			>"$out/drain-profile-$c.md" || die "scripts/insn-profile.py failed on $c"
+		info "$c: $(sed -n 's/^Total added: //p' "$out/drain-profile-$c.md")"
+	done
+fi
+
 if step loss && [ "$loss_calls" -gt 0 ]; then
 	stage "loss test: 4 threads of $loss_path, per consumer (${loss_consumers:-reader-count,reader-text,reader-json,bpf-tp,bpf-raw if there}) recording, default and 4 MiB rings, then the paced bisection"
 	consumers_arg=
@@ -443,7 +505,7 @@ if step loss && [ "$loss_calls" -gt 0 ]; then
 fi
 
 echo "load after: $(uptime)" >>"$out/run.txt"
-if [ "$steps" != profile ]; then
+if [[ ",$steps," =~ ,(time-bench|time-off|insn|loss), ]]; then
 	stage "tables (also in $out/table.md)"
 	python3 "$ANTINOMIE_ROOT/scripts/bench-table.py" "$out" >"$out/table.md" ||
 		die "scripts/bench-table.py failed on $out"
@@ -452,4 +514,8 @@ fi
 if step profile; then
 	stage "profiles (also in $out/profile-*.md)"
 	cat "$out"/profile-*.md
+fi
+if step drain-profile; then
+	stage "drain profiles (also in $out/drain-profile-*.md)"
+	cat "$out"/drain-profile-*.md
 fi

@@ -4,7 +4,9 @@
 
 usage: scripts/insn-profile.py --map System.map [--base-map System.map]
                                --calls N [--base-calls N0] [--title T] [--top K]
-                               [--labels BASE,TEST] BASE0 BASE TEST0 TEST
+                               [--labels BASE,TEST]
+                               [--program ELF --program-bases B0,B,T0,T]
+                               BASE0 BASE TEST0 TEST
 
 The four are logs of qemu/plugins/insn-profile.c ("insns: TOTAL", then
 "VADDR COUNT" per guest address) from boots of one kernel and image
@@ -15,13 +17,19 @@ allocates and clears its rings) cancels out; counts are per call,
 divided by N - N0. BASE may come from another kernel (the off
 kernel against capture off): --base-map is then its System.map. Every address is charged to the kernel function
 that contains it (the last text symbol at or below it in System.map);
-addresses below the kernel's text are "user space". Prints a Markdown
+addresses below the kernel's text are "user space", but for one
+position-independent --program, whose addresses are charged to its own
+functions (nm's symbols) at the load address each boot had it at
+(--program-bases, hex, "-" where it did not run). Prints a Markdown
 table per function of ((TEST - TEST0) - (BASE - BASE0)) / (N - N0), the
 instructions capture adds per call, largest first, with each mode's own
 per-call count beside it; the rows sum to the total line.
 """
 import argparse
 import bisect
+import os
+import re
+import subprocess
 import sys
 
 
@@ -65,11 +73,35 @@ def load_profile(path):
     return counts, total
 
 
-def by_function(counts, addrs, names, text_end):
+def load_program(path):
+    """Sorted function offsets and names of a position-independent ELF,
+    and the end of its text (nm's symbols, demangled, Rust's hash
+    suffix dropped)."""
+    out = subprocess.run(["nm", "--defined-only", "--demangle", path], capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit(f"error: insn-profile: nm {path}: {out.stderr.strip()}")
+    syms = []
+    for line in out.stdout.splitlines():
+        parts = line.split(maxsplit=2)
+        if len(parts) == 3 and parts[1] in "tTwW":
+            syms.append((int(parts[0], 16), re.sub(r"::h[0-9a-f]{16}$", "", parts[2])))
+    if not syms:
+        sys.exit(f"error: insn-profile: no text symbols in {path}")
+    syms.sort()
+    name = os.path.basename(path)
+    return [a for a, _ in syms], [f"{name}: {n}" for _, n in syms]
+
+
+def by_function(counts, addrs, names, text_end, program=None, base=None):
     out = {}
     first = addrs[0]
     for addr, n in counts.items():
-        if addr < first:
+        if addr < first and base is not None and program[0][0] <= addr - base:
+            i = bisect.bisect_right(program[0], addr - base) - 1
+            # Past the program's last function by more than a page is
+            # another mapping (a library, the stack, another program).
+            fn = program[1][i] if addr - base < program[0][-1] + (1 << 20) else "(user space)"
+        elif addr < first:
             fn = "(user space)"
         elif text_end is not None and addr >= text_end:
             fn = "(modules, BPF, trampolines)"
@@ -88,6 +120,8 @@ def main():
     ap.add_argument("--base-calls", type=int, default=0)
     ap.add_argument("--title", default="")
     ap.add_argument("--top", type=int, default=25)
+    ap.add_argument("--program")
+    ap.add_argument("--program-bases")
     for name in ("base0", "base", "test0", "test"):
         ap.add_argument(name)
     a = ap.parse_args()
@@ -99,11 +133,18 @@ def main():
         sys.exit("error: insn-profile: --labels takes two names, BASE,TEST")
     test_map = load_map(a.map)
     base_map = load_map(a.base_map) if a.base_map else test_map
+    program, bases = None, [None] * 4
+    if a.program:
+        program = load_program(a.program)
+        given = (a.program_bases or "").split(",")
+        if len(given) != 4:
+            sys.exit("error: insn-profile: --program needs --program-bases B0,B,T0,T (hex, or - where it did not run)")
+        bases = [None if b == "-" else int(b, 16) for b in given]
     funcs = {}
     totals = {}
-    for name in ("base0", "base", "test0", "test"):
+    for i, name in enumerate(("base0", "base", "test0", "test")):
         counts, totals[name] = load_profile(getattr(a, name))
-        funcs[name] = by_function(counts, *(base_map if name.startswith("base") else test_map))
+        funcs[name] = by_function(counts, *(base_map if name.startswith("base") else test_map), program, bases[i])
 
     def per_call(fn, run):
         return (funcs[run].get(fn, 0) - funcs[run + "0"].get(fn, 0)) / per
