@@ -15,7 +15,9 @@ use rustix::event::{PollFd, PollFlags};
 use rustix::ioctl::{ioctl, NoArg, Opcode, Setter, Updater};
 
 use crate::pipeline::{Tick, Waker};
-use crate::ring::{copy_shared, meta_has_lossless, LosslessCounters, RingCounters, RingMemory};
+use crate::ring::{
+    copy_shared, copy_shared_uninit, meta_has_lossless, LosslessCounters, RingCounters, RingMemory,
+};
 use crate::Error;
 
 /// The default device path.
@@ -499,6 +501,28 @@ impl RingMemory for MappedRing {
         // (asserted), mapped as long as `self`; this crate reads the data
         // pages only through copy_shared's atomic loads.
         unsafe { copy_shared(self.data.as_ptr().add(offset), out) };
+    }
+
+    fn append_data(&self, offset: usize, len: usize, out: &mut Vec<u8>) {
+        let data_size = self.data.len() / 2;
+        assert!(
+            offset < data_size && len <= data_size,
+            "append_data({offset}, {len}) outside a {data_size}-byte ring"
+        );
+        out.reserve(len);
+        let start = out.len();
+        // SAFETY: as read_data's: `offset + len <= data.len()` (asserted),
+        // read only atomically; the spare capacity holds `len` bytes
+        // (reserved).
+        unsafe {
+            copy_shared_uninit(
+                self.data.as_ptr().add(offset),
+                &mut out.spare_capacity_mut()[..len],
+            );
+        };
+        // SAFETY: copy_shared_uninit initialised those `len` bytes, within
+        // the capacity.
+        unsafe { out.set_len(start + len) };
     }
 
     fn load_producer_pos(&self) -> u64 {

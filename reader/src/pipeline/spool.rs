@@ -27,9 +27,10 @@ use super::{Assembler, DrainMsg, Mode, Recorder, Summary};
 use crate::ring::{RingConsumer, RingMemory};
 use crate::trace::{TraceHeader, TraceReader, TraceWriter};
 
-/// The spool's write buffer: writes of this size, or of a whole drain
-/// pass when larger (`BufWriter` passes those through).
-const SPOOL_BUFFER: usize = 1 << 20;
+/// The spool's write buffer: small frames gather there; a frame at least
+/// this large (a drain pass under load) goes to the file in one `writev`
+/// of its own, never copied (`BufWriter` passes it through).
+const SPOOL_BUFFER: usize = 64 << 10;
 /// The assembler's read buffer.
 const FOLLOW_BUFFER: usize = 256 << 10;
 
@@ -101,6 +102,12 @@ struct Counted<W> {
 impl<W: Write> Write for Counted<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let n = self.inner.write(buf)?;
+        self.bytes += n as u64;
+        Ok(n)
+    }
+
+    fn write_vectored(&mut self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
+        let n = self.inner.write_vectored(bufs)?;
         self.bytes += n as u64;
         Ok(n)
     }

@@ -326,8 +326,7 @@ impl<M: RingMemory> RingConsumer<M> {
         #[allow(clippy::cast_possible_truncation)]
         let (offset, len) = ((pos & (cur.data_size - 1)) as usize, available as usize);
         let start = out.len();
-        out.resize(start + len, 0);
-        mem.read_data(offset, &mut out[start..]);
+        mem.append_data(offset, len, out);
         // Frame the copy by its headers alone.
         let (mut at, mut n) = (start, 0);
         while at < out.len() {

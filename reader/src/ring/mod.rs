@@ -67,7 +67,7 @@ use crate::record::RecordError;
 
 pub use consumer::{RecordGuard, RingConsumer};
 pub use image::ImageRing;
-pub(crate) use shared::copy_shared;
+pub(crate) use shared::{copy_shared, copy_shared_uninit};
 
 /// A ring's positions and counters as the kernel reports them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -119,6 +119,16 @@ pub trait RingMemory {
     /// `offset < data_size` and `out.len() <= data_size` only; an
     /// implementation may panic otherwise.
     fn read_data(&self, offset: usize, out: &mut [u8]);
+    /// Appends `len` bytes of the data area from `offset` to `out`, as
+    /// [`RingMemory::read_data`] reads them (a drain pass takes its whole
+    /// batch this way). The default zeroes the new bytes, then reads into
+    /// them; an implementation that can copy into `out`'s spare capacity
+    /// directly saves that pass over the batch.
+    fn append_data(&self, offset: usize, len: usize, out: &mut Vec<u8>) {
+        let start = out.len();
+        out.resize(start + len, 0);
+        self.read_data(offset, &mut out[start..]);
+    }
     /// `meta.producer_pos`, loaded with Acquire: MEMORY ORDERING (B).
     fn load_producer_pos(&self) -> u64;
     /// `consumer.consumer_pos` as currently stored.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! Writing a trace file: [`TraceWriter`].
 
-use std::io::{self, Write};
+use std::io::{self, IoSlice, Write};
 
 use super::{
     TraceHeader, FRAME_CORRUPT, FRAME_DONE, FRAME_END, FRAME_IDLE, FRAME_RECORDS, FRAME_START,
@@ -51,13 +51,25 @@ impl<W: Write> TraceWriter<W> {
         Ok(TraceWriter { out })
     }
 
+    /// One frame, its header and payload in one vectored write, so that
+    /// a buffered writer passes a large payload (a drain pass's records)
+    /// straight through instead of copying it into its buffer.
     fn frame(&mut self, kind: u32, cpu: u32, payload: &[u8]) -> io::Result<()> {
-        let mut f = Vec::with_capacity(16);
-        f.extend_from_slice(&kind.to_le_bytes());
-        f.extend_from_slice(&cpu.to_le_bytes());
-        f.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-        self.out.write_all(&f)?;
-        self.out.write_all(payload)
+        let mut f = [0u8; 16];
+        f[..4].copy_from_slice(&kind.to_le_bytes());
+        f[4..8].copy_from_slice(&cpu.to_le_bytes());
+        f[8..].copy_from_slice(&(payload.len() as u64).to_le_bytes());
+        let mut bufs = [IoSlice::new(&f), IoSlice::new(payload)];
+        let mut bufs = &mut bufs[..];
+        while !bufs.is_empty() {
+            match self.out.write_vectored(bufs) {
+                Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+                Ok(n) => IoSlice::advance_slices(&mut bufs, n),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
     }
 
     /// Flushes what is written so far (whole frames).
