@@ -511,9 +511,10 @@ impl RingMemory for MappedRing {
         );
         out.reserve(len);
         let start = out.len();
-        // SAFETY: as read_data's: `offset + len <= data.len()` (asserted),
-        // read only atomically; the spare capacity holds `len` bytes
-        // (reserved).
+        // SAFETY: as read_data's: `offset < data_size` and `len <=
+        // data_size` (asserted), so `offset + len <= 2 * data_size =
+        // data.len()`, mapped as long as `self` and read only atomically;
+        // the spare capacity holds at least `len` bytes (reserved).
         unsafe {
             copy_shared_uninit(
                 self.data.as_ptr().add(offset),

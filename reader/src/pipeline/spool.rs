@@ -92,7 +92,8 @@ impl Progress {
     }
 }
 
-/// Counts the bytes written through it.
+/// Counts the bytes written through it: around the spool's buffered
+/// writer, those it took, of which it may still hold some.
 #[derive(Debug)]
 struct Counted<W> {
     inner: W,
@@ -117,11 +118,16 @@ impl<W: Write> Write for Counted<W> {
     }
 }
 
-type SpoolWriter<'f> = TraceWriter<BufWriter<Counted<&'f File>>>;
+/// The buffered writer is on the file itself, so that a large frame goes
+/// to it in one `writev` (`BufWriter` passes vectored writes through
+/// only to a writer that says it takes them, which `File` does).
+type SpoolWriter<'f> = TraceWriter<Counted<BufWriter<&'f File>>>;
 
-/// Says how far the file is written (what `w` still buffers is not).
+/// Says how far the file is written: what the buffered writer took, less
+/// what it still holds.
 fn publish(w: &SpoolWriter<'_>, progress: &Progress) {
-    progress.publish(w.get_ref().get_ref().bytes);
+    let counted = w.get_ref();
+    progress.publish(counted.bytes - counted.inner.buffer().len() as u64);
 }
 
 /// Closes [`Progress`] however the spool thread ends, a panic included:
@@ -148,13 +154,10 @@ fn spool(
 ) {
     let _close = CloseOnDrop(progress);
     let written = (|| {
-        let out = BufWriter::with_capacity(
-            SPOOL_BUFFER,
-            Counted {
-                inner: file,
-                bytes: 0,
-            },
-        );
+        let out = Counted {
+            inner: BufWriter::with_capacity(SPOOL_BUFFER, file),
+            bytes: 0,
+        };
         let mut w = TraceWriter::new(out, header)?;
         w.flush()?;
         publish(&w, progress);
@@ -169,7 +172,7 @@ fn spool(
             publish(&w, progress);
         }
         let out = w.finish()?;
-        progress.publish(out.get_ref().bytes);
+        progress.publish(out.bytes);
         Ok(())
     })();
     // Closed first: the printing ends while the drain winds down.

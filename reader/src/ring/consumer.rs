@@ -291,7 +291,7 @@ impl<M: RingMemory> RingConsumer<M> {
     /// The drain threads are the part of `reader --follow` that must keep
     /// up with the producers, so a pass only moves bytes: the whole span
     /// up to `producer_pos` is copied out of the ring in one
-    /// [`RingMemory::read_data`] call, and only the records' headers are
+    /// [`RingMemory::append_data`] call, and only the records' headers are
     /// read in `out`, to frame them. A framing error stops the ring there,
     /// exactly as record by record ([`RingConsumer::next_record`]). A
     /// framed record is not checked further here, and never removed:
@@ -300,6 +300,10 @@ impl<M: RingMemory> RingConsumer<M> {
     /// ([`crate::pipeline::Merger::push_batch`]), so a batch is the ring's
     /// bytes from one position to the next, and a record's position
     /// follows from the batch's.
+    ///
+    /// # Panics
+    /// If the ring memory's [`RingMemory::append_data`] appends another
+    /// number of bytes than asked (a broken implementation).
     pub fn drain_into(&mut self, out: &mut Vec<u8>, errors: &mut Vec<CorruptRecord>) -> usize {
         self.refresh();
         let RingConsumer { mem, cur, .. } = self;
@@ -327,6 +331,11 @@ impl<M: RingMemory> RingConsumer<M> {
         let (offset, len) = ((pos & (cur.data_size - 1)) as usize, available as usize);
         let start = out.len();
         mem.append_data(offset, len, out);
+        assert_eq!(
+            out.len(),
+            start + len,
+            "RingMemory::append_data appended another length than asked"
+        );
         // Frame the copy by its headers alone.
         let (mut at, mut n) = (start, 0);
         while at < out.len() {

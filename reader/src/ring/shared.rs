@@ -35,8 +35,9 @@ pub(crate) unsafe fn copy_shared(src: *const u8, out: &mut [u8]) {
 }
 
 /// [`copy_shared`] into memory that need not be initialised (a `Vec`'s
-/// spare capacity): every byte of `out` is initialised when it returns,
-/// with no pass that zeroes it first.
+/// spare capacity), with no pass that zeroes it first. It stores only
+/// initialised bytes, and every byte of `out` once: when it returns, all
+/// of `out` is initialised ([`copy_shared`] relies on both).
 ///
 /// # Safety
 /// As [`copy_shared`].
@@ -79,7 +80,7 @@ mod tests {
     fn copies_into_spare_capacity_at_every_alignment() {
         let src: Vec<u8> = (0..64u8).map(|b| b.wrapping_mul(37) ^ 0x5a).collect();
         for start in 0..9 {
-            for len in 0..(src.len() - start) {
+            for len in 0..=(src.len() - start) {
                 let mut out = vec![0xee_u8; 3];
                 out.reserve(len);
                 // SAFETY: `src[start..start + len]` is in bounds, and

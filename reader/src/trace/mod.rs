@@ -277,6 +277,74 @@ mod tests {
         }
     }
 
+    /// Takes at most 3 bytes a call, and every other call is
+    /// interrupted before it takes any: the frames come out whole anyway.
+    struct Stingy {
+        out: Vec<u8>,
+        calls: usize,
+    }
+
+    impl io::Write for Stingy {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.calls += 1;
+            if self.calls.is_multiple_of(2) {
+                return Err(io::ErrorKind::Interrupted.into());
+            }
+            let n = buf.len().min(3);
+            self.out.extend_from_slice(&buf[..n]);
+            Ok(n)
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn frames_survive_short_and_interrupted_writes() {
+        let header = TraceHeader {
+            abi_version: abi::ABI_VERSION,
+            window_ns: 0,
+            cpus: vec![0],
+            pmus: PmuTypes::none(),
+            realtime_offset_ns: None,
+        };
+        let msgs = [
+            DrainMsg::Start {
+                cpu: 0,
+                start_pos: 0,
+            },
+            DrainMsg::Records {
+                cpu: 0,
+                bytes: (0..=255).collect(),
+            },
+            DrainMsg::Records {
+                cpu: 0,
+                bytes: vec![],
+            },
+            DrainMsg::Idle { cpu: 0, time_ns: 5 },
+        ];
+        let write = |out| {
+            let mut w = TraceWriter::new(out, &header).unwrap();
+            for m in &msgs {
+                w.record(m).unwrap();
+            }
+            w.finish().unwrap()
+        };
+        let whole = write(Stingy {
+            out: Vec::new(),
+            calls: 0,
+        })
+        .out;
+        let mut plain = TraceWriter::new(Vec::new(), &header).unwrap();
+        for m in &msgs {
+            plain.record(m).unwrap();
+        }
+        assert_eq!(whole, plain.finish().unwrap());
+        let trace = read_trace(&whole).unwrap();
+        assert_eq!(trace.msgs, msgs);
+    }
+
     /// A complete trace file of no frames whose records are of ABI
     /// `abi_version`, in format `version`.
     fn empty_trace(abi_version: u32, version: u32) -> Vec<u8> {
