@@ -40,7 +40,7 @@
 #      recording (nothing lost) and without it (the records left in the
 #      rings, or in the contender's buffer), N/4 and N/40 calls a thread,
 #      under the insn-profile plugin; per function, per call, what the
-#      consumer adds (its user space is the "(user space)" row).
+#      consumer adds, the reader's own instructions per reader function.
 # Prints the tables (Markdown) and keeps everything in the run directory.
 #
 # usage: scripts/bench.sh [options]
@@ -65,6 +65,10 @@
 #   --loss-path P      the loss test's path (default einval)
 #   --loss-secs S      length of each paced trial (default 2)
 #   --loss-steps K     bisection steps for the paced rate (default 5)
+#   --loss-sizes LIST  ring sizes of the unpaced trials, comma-separated,
+#                      "default" for the size the kernel boots with
+#                      (default default,4194304); the paced bisection runs
+#                      at the last
 #   --loss-consumers LIST  of reader-count,reader-text,reader-json,bpf-tp,
 #                      bpf-raw (default: all that the kernel and image
 #                      have; a given one that is missing fails the boot);
@@ -103,7 +107,7 @@ calls=2000 rounds=5 strace_calls=50 threads=1,4
 paths=einval,e2big,swevent,big,getpid
 insn_calls=50000 insn_threads=1,4 insn_strace_calls=2000 insn_mem=""
 all_modes=off,capture,lossless,ftrace,rawsys,bpf-tp,bpf-raw,strace insn_modes=$all_modes
-loss_calls=40000 loss_path=einval loss_secs=2 loss_steps=5 loss_consumers=""
+loss_calls=40000 loss_path=einval loss_secs=2 loss_steps=5 loss_consumers="" loss_sizes=default,4194304
 profile_calls=20000
 ring=$((64 << 20)) out="" table_only="" skip_build=0 jobs=1 image="" loss_counted=0
 steps=time-bench,time-off,insn,loss insn_kernels=bench,off before_patch=""
@@ -124,6 +128,7 @@ while [ $# -gt 0 ]; do
 	--loss-path) loss_path=${2:?--loss-path needs a path}; shift ;;
 	--loss-secs) num "$1" "${2:-}"; loss_secs=$2; shift ;;
 	--loss-steps) num "$1" "${2:-}"; loss_steps=$2; shift ;;
+	--loss-sizes) loss_sizes=${2:?--loss-sizes needs a list}; shift ;;
 	--loss-consumers) loss_consumers=${2:?--loss-consumers needs a list}; shift ;;
 	--profile-calls) num "$1" "${2:-}"; profile_calls=$2; shift ;;
 	--ring-size) num "$1" "${2:-}"; ring=$2; shift ;;
@@ -194,7 +199,7 @@ stage "run directory $out; host load: $(cut -d' ' -f1-3 /proc/loadavg) on $(npro
 	echo "commit: $(git -C "$ANTINOMIE_ROOT" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(git -C "$ANTINOMIE_ROOT" diff --quiet HEAD -- 2>/dev/null || echo ' (with uncommitted changes)')"
 	echo "series: $(cd "$ANTINOMIE_ROOT/kernel-patch" && { cat series; xargs cat <series; } | sha256sum | cut -c1-12) (sha256 of the series file and its patches)"
 	echo "qemu: $(qemu-system-x86_64 --version | head -n1)"
-	echo "options: calls=$calls rounds=$rounds strace_calls=$strace_calls threads=$threads paths=$paths insn_calls=$insn_calls insn_threads=$insn_threads insn_strace_calls=$insn_strace_calls loss_calls=$loss_calls loss_path=$loss_path loss_secs=$loss_secs loss_steps=$loss_steps loss_consumers=${loss_consumers:-available} ring=$ring"
+	echo "options: calls=$calls rounds=$rounds strace_calls=$strace_calls threads=$threads paths=$paths insn_calls=$insn_calls insn_threads=$insn_threads insn_strace_calls=$insn_strace_calls loss_calls=$loss_calls loss_path=$loss_path loss_secs=$loss_secs loss_steps=$loss_steps loss_consumers=${loss_consumers:-available} loss_sizes=$loss_sizes ring=$ring"
 	echo "load before: $(uptime)"
 	echo "steps: $steps; insn kernels: $insn_kernels; jobs: $jobs; loss counted: $loss_counted"
 	echo "image: ${image:-built}${image:+ (sha256 $(sha256sum "$image" | cut -c1-16))}"
@@ -442,19 +447,32 @@ if step drain-profile; then
 	profiler=$(dirname "$plugin")/libinsn-profile.so
 	[ -f "$profiler" ] || die "no $profiler (run without --skip-build)"
 	cp "$(dirname "$kbench")/../../../System.map" "$out/System.map" || die "no System.map beside $kbench"
-	# Rings that hold every record of a boot (2 per call, ~100 bytes
-	# each, a quarter of the calls per CPU): nothing is lost, so each
-	# boot counts every record's whole way, made, drained and written.
-	drain_ring=$((8 << 20))
 	drain_calls=$((profile_calls / 4)) drain_base=$((profile_base / 4))
+	# Rings that hold every record of a boot (2 per call, a thread's calls
+	# per CPU; a record is its header and words, ~120 bytes, and the attr
+	# bytes the kernel copied: none on the EINVAL and E2BIG paths, the
+	# attr's 136 on swevent, its 4096 on big), so that nothing is lost
+	# and each boot counts every record's whole way, made, drained and
+	# written.
+	case "$loss_path" in
+	einval | e2big) record_max=256 ;;
+	swevent) record_max=512 ;;
+	big) record_max=8192 ;;
+	*) die "--loss-path $loss_path makes no perf_event_open call: the drain profile has nothing to drain" ;;
+	esac
+	drain_ring=$((8 << 20))
+	while [ "$drain_ring" -lt $((drain_calls * 2 * record_max)) ]; do drain_ring=$((drain_ring * 2)); done
 	# drain_boot CONSUMER N: one boot under the profile plugin, N calls
 	# per thread. The full image (the reader, the contender): unpacking
 	# it costs the same in both boots of a consumer.
 	drain_boot() {
-		boot_mem=2G initrd=$initrd boot "drain-$1-$2" "$kbench" 1800 \
+		boot_mem=$(((4 * drain_ring >> 20) + 2048))M initrd=$initrd boot "drain-$1-$2" "$kbench" 1800 \
 			"antinomie.ring_size=$drain_ring antinomie.max_ring_memory=$((2 * 4 * (drain_ring + 8192))) bench.kind=drain bench.consumer=$1 bench.path=$loss_path bench.calls=$2 bench.ring=$drain_ring" \
 			"${counted[@]}" -plugin "$profiler" -d plugin -D "$out/drain-$1-$2.prof"
 		sed -n 's/^bench: drain reader_base=0x\([0-9a-f]*\).*/\1/p' "$out/drain-$1-$2.log" >"$out/drain-$1-$2.base"
+		case "$1" in
+		reader-*) [ -s "$out/drain-$1-$2.base" ] || die "boot drain-$1-$2 did not say where it loaded the reader" ;;
+		esac
 	}
 	# base_of CONSUMER N: where the boot loaded the reader, or -.
 	base_of() {
@@ -482,7 +500,7 @@ if step drain-profile; then
 	for pair in "${pairs[@]}"; do
 		read -r b c <<<"$pair"
 		python3 "$ANTINOMIE_ROOT/scripts/insn-profile.py" --map "$out/System.map" --labels "$b,$c" \
-			--calls "$profile_calls" --base-calls "$profile_base" --title "$loss_path, 4 threads: $c over $b" \
+			--calls $((4 * drain_calls)) --base-calls $((4 * drain_base)) --title "$loss_path, 4 threads: $c over $b" \
 			--program "$out/reader" --top 40 \
 			--program-bases="$(base_of "$b" "$drain_base"),$(base_of "$b" "$drain_calls"),$(base_of "$c" "$drain_base"),$(base_of "$c" "$drain_calls")" \
 			"$out/drain-$b-$drain_base.prof" "$out/drain-$b-$drain_calls.prof" \
@@ -493,14 +511,14 @@ if step drain-profile; then
 fi
 
 if step loss && [ "$loss_calls" -gt 0 ]; then
-	stage "loss test: 4 threads of $loss_path, per consumer (${loss_consumers:-reader-count,reader-text,reader-json,bpf-tp,bpf-raw if there}) recording, default and 4 MiB rings, then the paced bisection"
+	stage "loss test: 4 threads of $loss_path, per consumer (${loss_consumers:-reader-count,reader-text,reader-json,bpf-tp,bpf-raw if there}) recording, rings of $loss_sizes, then the paced bisection at the last"
 	consumers_arg=
 	[ -z "$loss_consumers" ] || consumers_arg=" bench.loss_consumers=$loss_consumers"
 	loss_qemu=()
 	[ $loss_counted -eq 1 ] && loss_qemu=("${counted[@]}")
 	# 4 GiB: a trial's JSON lines and raw trace go to the guest's tmpfs
 	# (~1.7 KB per call; 8-second trials at 60 000 calls/s fill 1 GiB).
-	boot_mem=4G boot loss "$kbench" 3600 "bench.kind=loss bench.loss_calls=$loss_calls bench.loss_path=$loss_path bench.loss_secs=$loss_secs bench.loss_steps=$loss_steps bench.loss_sizes=default,4194304$consumers_arg" "${loss_qemu[@]}"
+	boot_mem=4G boot loss "$kbench" 3600 "bench.kind=loss bench.loss_calls=$loss_calls bench.loss_path=$loss_path bench.loss_secs=$loss_secs bench.loss_steps=$loss_steps bench.loss_sizes=$loss_sizes$consumers_arg" "${loss_qemu[@]}"
 	grep 'bench: loss-paced' "$out/loss.log" | sed 's/^bench: //' | while read -r line; do info "$line"; done
 fi
 

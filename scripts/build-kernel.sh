@@ -35,8 +35,9 @@
 #                             list with none keeps gcov's kernel code and
 #                             instruments nothing. Another list than the
 #                             default is not the variant: its own directory
-#                             and link, VARIANT+NAME (NAME: the file's name
-#                             without .objects)
+#                             and link, VARIANT[+base][+extra]+gcov-NAME
+#                             (NAME: the file's name without .objects); a
+#                             configuration without GCOV_KERNEL fails
 #        KERNEL_SRC, KERNEL_TARBALL   see scripts/kernel-source.sh
 # Prints the bzImage path as its last line; $ANTINOMIE_CACHE/kernels/VARIANT
 # then points at the build directory (bzImage under arch/x86/boot/, vmlinux,
@@ -99,11 +100,12 @@ if [ -n "${KERNEL_GCOV_OBJECTS:-}" ]; then
 	[ -f "$KERNEL_GCOV_OBJECTS" ] || die "KERNEL_GCOV_OBJECTS=$KERNEL_GCOV_OBJECTS does not exist"
 	if ! cmp -s "$KERNEL_GCOV_OBJECTS" "$gcov_list"; then
 		gcov_list=$KERNEL_GCOV_OBJECTS
-		gcov_name=$(basename "$gcov_list" .objects)
+		gcov_name=gcov-$(basename "$gcov_list" .objects)
 		out=$out-$gcov_name
 		link=$link+$gcov_name
 	fi
 fi
+[ -r "$gcov_list" ] || die "cannot read the gcov object list $gcov_list"
 test_patches=()
 if [ -n "${KERNEL_TEST_PATCH:-}" ]; then
 	[ -z "${ANTINOMIE_TREE:-}" ] || die "KERNEL_TEST_PATCH and ANTINOMIE_TREE cannot be combined"
@@ -138,8 +140,8 @@ if [ -n "${KERNEL_TEST_PATCH:-}" ]; then
 	out=$out-$name
 	link=$link+$name
 fi
-# A kernel derived from the variant (an extra fragment, test patches)
-# starts as a copy of the variant's last complete build, so that make
+# A kernel derived from the variant (an extra fragment, another gcov
+# object list, test patches) starts as a copy of the variant's last complete build, so that make
 # compiles only what the derivation touches (the changed sources, the
 # objects that read a changed configuration symbol or whose flags
 # changed) and links: the whole kernel again, even as ccache hits, takes
@@ -239,7 +241,7 @@ fi
 # directories ($(obj), expanded by kbuild per directory).
 gcov_args=() gcov_objects=()
 if grep -q '^CONFIG_GCOV_KERNEL=y$' "$out/.config"; then
-	mapfile -t gcov_objects < <(grep -v '^#' "$gcov_list" | grep . || true)
+	mapfile -t gcov_objects < <(sed -e '/^#/d' -e '/^[[:space:]]*$/d' "$gcov_list")
 	declare -A gcov_dirs=()
 	for o in "${gcov_objects[@]}"; do
 		gcov_dirs[$(basename "$o")]+=" $(dirname "$o")"
@@ -247,6 +249,8 @@ if grep -q '^CONFIG_GCOV_KERNEL=y$' "$out/.config"; then
 	for name in "${!gcov_dirs[@]}"; do
 		gcov_args+=("GCOV_PROFILE_$name=\$(if \$(filter${gcov_dirs[$name]},\$(obj)),y)")
 	done
+elif [ -n "${gcov_name:-}" ]; then
+	die "KERNEL_GCOV_OBJECTS=$KERNEL_GCOV_OBJECTS, but the '$variant' configuration has no CONFIG_GCOV_KERNEL"
 fi
 
 # objtool's build names its outputs by their absolute paths, so in a

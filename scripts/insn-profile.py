@@ -74,9 +74,8 @@ def load_profile(path):
 
 
 def load_program(path):
-    """Sorted function offsets and names of a position-independent ELF,
-    and the end of its text (nm's symbols, demangled, Rust's hash
-    suffix dropped)."""
+    """Sorted function offsets and names of a position-independent ELF
+    (nm's symbols, demangled, Rust's hash suffix dropped)."""
     out = subprocess.run(["nm", "--defined-only", "--demangle", path], capture_output=True, text=True)
     if out.returncode != 0:
         sys.exit(f"error: insn-profile: nm {path}: {out.stderr.strip()}")
@@ -98,8 +97,9 @@ def by_function(counts, addrs, names, text_end, program=None, base=None):
     for addr, n in counts.items():
         if addr < first and base is not None and program[0][0] <= addr - base:
             i = bisect.bisect_right(program[0], addr - base) - 1
-            # Past the program's last function by more than a page is
-            # another mapping (a library, the stack, another program).
+            # Far past the program's last function symbol (1 MiB: more
+            # than its text runs on after it) is another mapping, a
+            # library, the stack or another program.
             fn = program[1][i] if addr - base < program[0][-1] + (1 << 20) else "(user space)"
         elif addr < first:
             fn = "(user space)"
@@ -134,6 +134,8 @@ def main():
     test_map = load_map(a.map)
     base_map = load_map(a.base_map) if a.base_map else test_map
     program, bases = None, [None] * 4
+    if a.program_bases and not a.program:
+        sys.exit("error: insn-profile: --program-bases goes with --program")
     if a.program:
         program = load_program(a.program)
         given = (a.program_bases or "").split(",")

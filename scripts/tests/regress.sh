@@ -10,7 +10,7 @@
 #      kernel with no object instrumented (--changed-gcov-objects
 #      scripts/tests/regression/no-counters.objects: gcov's kernel code
 #      stays, so only those objects are compiled again): exit 0, every
-#      run equal, none lossy, so gcov's counters change no result;
+#      run equal, none lossy, so gcov's instrumentation changes no result;
 #      each random-workload capture, tracepoints drawn with a real
 #      tracepoint's id, agrees field by field with the workload's own log
 #      (antinomie-e2e compare); the report's coverage is the baseline's,
