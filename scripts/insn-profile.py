@@ -168,6 +168,19 @@ def main():
     print(f"| {len(rows) - len(shown)} other functions | {rest[0]:.1f} | {rest[1]:.1f} | {rest[1] - rest[0]:+.1f} |")
     print(f"| **total** | **{base:.1f}** | **{test:.1f}** | **{test - base:+.1f}** |")
     print(f"\nTotal added: {test - base:+.1f} instructions per call ({labels[1]} over {labels[0]})")
+    if program:
+        # Where the added instructions run: the program's functions,
+        # other user space (the calling threads, another program), the
+        # kernel (with its modules, BPF programs and trampolines).
+        where = {"program": 0.0, "user": 0.0, "kernel": 0.0}
+        prefix = program[1][0].split(": ", 1)[0] + ": "
+        for fn, b, t in rows:
+            key = "program" if fn.startswith(prefix) else "user" if fn == "(user space)" else "kernel"
+            where[key] += t - b
+        print(
+            f"Added by where: {prefix[:-2]} {where['program']:+.1f}, other user space {where['user']:+.1f},"
+            f" kernel {where['kernel']:+.1f}"
+        )
 
 if __name__ == "__main__":
     main()
