@@ -435,6 +435,23 @@ impl MappedRing {
         unsafe { AtomicU64::from_ptr(self.meta.as_ptr().add(offset).cast::<u64>().cast_mut()) }
     }
 
+    /// The data area at `offset`, readable for `len` bytes while `self`
+    /// lives: the data pages are mapped twice in a row, so any
+    /// `data_size` bytes from an offset below `data_size` are contiguous.
+    ///
+    /// # Panics
+    /// Outside those bounds (the consumer never asks).
+    fn data_at(&self, offset: usize, len: usize) -> *const u8 {
+        let data_size = self.data.len() / 2;
+        assert!(
+            offset < data_size && len <= data_size,
+            "{len} bytes at {offset} are outside a {data_size}-byte ring"
+        );
+        // SAFETY: `offset < data_size <= data.len()`: within the mapping,
+        // and `offset + len <= 2 * data_size = data.len()`.
+        unsafe { self.data.as_ptr().add(offset) }
+    }
+
     // The pointer is page-aligned (see SAFETY).
     #[allow(clippy::cast_ptr_alignment)]
     fn consumer_atomic(&self) -> &AtomicU64 {
@@ -489,38 +506,20 @@ impl RingMemory for MappedRing {
     }
 
     fn read_data(&self, offset: usize, out: &mut [u8]) {
-        // The data pages are mapped twice in a row: any `data_size` bytes
-        // from an offset below `data_size` are contiguous.
-        let data_size = self.data.len() / 2;
-        assert!(
-            offset < data_size && out.len() <= data_size,
-            "read_data({offset}, {}) outside a {data_size}-byte ring",
-            out.len()
-        );
-        // SAFETY: `offset + out.len() <= 2 * data_size = data.len()`
-        // (asserted), mapped as long as `self`; this crate reads the data
-        // pages only through copy_shared's atomic loads.
-        unsafe { copy_shared(self.data.as_ptr().add(offset), out) };
+        let src = self.data_at(offset, out.len());
+        // SAFETY: `src` is readable for `out.len()` bytes as long as
+        // `self` (data_at); this crate reads the data pages only through
+        // copy_shared's atomic loads.
+        unsafe { copy_shared(src, out) };
     }
 
     fn append_data(&self, offset: usize, len: usize, out: &mut Vec<u8>) {
-        let data_size = self.data.len() / 2;
-        assert!(
-            offset < data_size && len <= data_size,
-            "append_data({offset}, {len}) outside a {data_size}-byte ring"
-        );
+        let src = self.data_at(offset, len);
         out.reserve(len);
         let start = out.len();
-        // SAFETY: as read_data's: `offset < data_size` and `len <=
-        // data_size` (asserted), so `offset + len <= 2 * data_size =
-        // data.len()`, mapped as long as `self` and read only atomically;
-        // the spare capacity holds at least `len` bytes (reserved).
-        unsafe {
-            copy_shared_uninit(
-                self.data.as_ptr().add(offset),
-                &mut out.spare_capacity_mut()[..len],
-            );
-        };
+        // SAFETY: as read_data's, for `len` bytes; the spare capacity
+        // holds at least `len` bytes (reserved).
+        unsafe { copy_shared_uninit(src, &mut out.spare_capacity_mut()[..len]) };
         // SAFETY: copy_shared_uninit initialised those `len` bytes, within
         // the capacity.
         unsafe { out.set_len(start + len) };
