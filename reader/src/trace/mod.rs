@@ -300,15 +300,30 @@ mod tests {
         }
     }
 
-    #[test]
-    fn frames_survive_short_and_interrupted_writes() {
-        let header = TraceHeader {
-            abi_version: abi::ABI_VERSION,
+    /// A trace of one CPU, records of ABI `abi_version`, nothing else
+    /// recorded.
+    fn one_cpu_header(abi_version: u32) -> TraceHeader {
+        TraceHeader {
+            abi_version,
             window_ns: 0,
             cpus: vec![0],
             pmus: PmuTypes::none(),
             realtime_offset_ns: None,
-        };
+        }
+    }
+
+    /// `msgs` written to `out` as a whole trace.
+    fn write_trace<W: io::Write>(out: W, header: &TraceHeader, msgs: &[DrainMsg]) -> W {
+        let mut w = TraceWriter::new(out, header).unwrap();
+        for m in msgs {
+            w.record(m).unwrap();
+        }
+        w.finish().unwrap()
+    }
+
+    #[test]
+    fn frames_survive_short_and_interrupted_writes() {
+        let header = one_cpu_header(abi::ABI_VERSION);
         let msgs = [
             DrainMsg::Start {
                 cpu: 0,
@@ -324,23 +339,12 @@ mod tests {
             },
             DrainMsg::Idle { cpu: 0, time_ns: 5 },
         ];
-        let write = |out| {
-            let mut w = TraceWriter::new(out, &header).unwrap();
-            for m in &msgs {
-                w.record(m).unwrap();
-            }
-            w.finish().unwrap()
-        };
-        let whole = write(Stingy {
+        let stingy = Stingy {
             out: Vec::new(),
             calls: 0,
-        })
-        .out;
-        let mut plain = TraceWriter::new(Vec::new(), &header).unwrap();
-        for m in &msgs {
-            plain.record(m).unwrap();
-        }
-        assert_eq!(whole, plain.finish().unwrap());
+        };
+        let whole = write_trace(stingy, &header, &msgs).out;
+        assert_eq!(whole, write_trace(Vec::new(), &header, &msgs));
         let trace = read_trace(&whole).unwrap();
         assert_eq!(trace.msgs, msgs);
     }
@@ -348,17 +352,7 @@ mod tests {
     /// A complete trace file of no frames whose records are of ABI
     /// `abi_version`, in format `version`.
     fn empty_trace(abi_version: u32, version: u32) -> Vec<u8> {
-        let header = TraceHeader {
-            abi_version,
-            window_ns: 0,
-            cpus: vec![0],
-            pmus: PmuTypes::none(),
-            realtime_offset_ns: None,
-        };
-        let mut file = TraceWriter::new(Vec::new(), &header)
-            .unwrap()
-            .finish()
-            .unwrap();
+        let mut file = write_trace(Vec::new(), &one_cpu_header(abi_version), &[]);
         file[8..12].copy_from_slice(&version.to_le_bytes());
         file
     }
@@ -414,11 +408,8 @@ mod tests {
     #[test]
     fn a_stream_is_read_frame_by_frame() {
         let header = TraceHeader {
-            abi_version: abi::ABI_VERSION,
-            window_ns: 0,
-            cpus: vec![0],
-            pmus: PmuTypes::none(),
             realtime_offset_ns: Some(42),
+            ..one_cpu_header(abi::ABI_VERSION)
         };
         let mut w = TraceWriter::new(Vec::new(), &header).unwrap();
         for i in 0..3u64 {
