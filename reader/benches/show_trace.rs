@@ -334,7 +334,7 @@ fn lanes(records: &[Vec<u8>], cpus: u32) -> Vec<Vec<u8>> {
 }
 
 /// Merge + pair of `lanes`, no decoding: each lane moved in whole, as a
-/// drain thread's pass is (`push_batch`, no copy).
+/// drain pass is (`push_batch`, no copy).
 fn merge_pair(lanes: Vec<Vec<u8>>) -> u64 {
     let ids: Vec<u32> = (0..u32::try_from(lanes.len()).unwrap()).collect();
     let mut m = Merger::new(&ids, 0);

@@ -210,7 +210,7 @@ impl Device {
     /// data area, or for 0 a sixteenth of the data area, at most 64 KiB
     /// (what `reader --follow` uses). One wake-up per batch rather than
     /// per record: under load a drain pass then takes many records for
-    /// its fixed cost (`poll()`, waking every drain thread, hand-offs).
+    /// its fixed cost (`poll()`, the hand-off to the spool or the printing).
     #[must_use]
     pub fn follow_watermark(&self, requested: u64) -> u64 {
         let data_size = self.info.data_size;

@@ -9,9 +9,9 @@
 //! another tool uses to read the same records the same way.
 //!
 //! ```text
-//!  ring (cpu 0) ─ drain thread ─┐
-//!  ring (cpu 1) ─ drain thread ─┼─ crossbeam ─▶ Merger ─▶ Pairer ─▶ Sink (text | JSON)
-//!  ring (cpu n) ─ drain thread ─┘   (DrainMsg)   (time)   (call_id)     └▶ trace file
+//!  ring (cpu 0) ─┐
+//!  ring (cpu 1) ─┼─ drain thread ─▶ queue ─▶ Merger ─▶ Pairer ─▶ Sink (text | JSON)
+//!  ring (cpu n) ─┘                (DrainMsg)  (time)   (call_id)     └▶ trace file
 //! ```
 //!
 //! Modules, bottom up:
@@ -28,7 +28,7 @@
 //!   `test-util` feature, for tests and benchmarks).
 //! * [`call`]: [`call::Call`], a paired, decoded call, and its record keys
 //!   as its syscall's row makes them ([`call::call_fields`]).
-//! * [`pipeline`]: drain threads, the time merge, pairing, the summary.
+//! * [`pipeline`]: the drain thread, the time merge, pairing, the summary.
 //! * [`filter`]: the Syscall Trace filter, over the fields of the call and
 //!   attr tables.
 //! * [`output`]: text and JSON Lines.

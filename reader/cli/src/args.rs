@@ -362,7 +362,7 @@ pub(crate) struct LiveArgs {
     #[arg(long, value_name = "BYTES", default_value_t = pipeline::DEFAULT_QUEUE_BYTES, help_heading = FOLLOW)]
     pub(crate) queue_bytes: usize,
     /// In --follow mode, how much higher the nice value of the thread that
-    /// decodes and prints is than the drain threads' (0-19), so that on a
+    /// decodes and prints is than the drain thread's (0-19), so that on a
     /// busy CPU draining the rings wins over printing, which the queue lets
     /// fall behind.
     #[arg(long, value_name = "N", default_value_t = process::DEFAULT_PRINT_NICE,

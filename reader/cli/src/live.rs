@@ -145,7 +145,7 @@ pub(crate) struct Follow {
     /// once more and the run ends (SIGINT or SIGTERM's pipe, COMMAND's
     /// pidfd).
     pub(crate) stop: OwnedFd,
-    /// Called once the drain threads run, after the printing thread's
+    /// Called once the drain thread runs, after the printing thread's
     /// priority is lowered (COMMAND's release).
     pub(crate) started: Option<Box<dyn FnOnce()>>,
     /// Leave the records the rings hold unread, as from before the run:

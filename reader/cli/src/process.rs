@@ -14,7 +14,7 @@ use rustix::process::{Pid, Signal};
 use signal_hook::SigId;
 
 /// Default of `--print-nice`: the thread that merges, pairs and prints runs
-/// at nice +10 from the drain threads, which then weigh about 9 times as
+/// at nice +10 from the drain thread, which then weighs about 9 times as
 /// much on a busy CPU (the scheduler's weights for nice 0 and 10 are 1024
 /// and 110).
 pub(crate) const DEFAULT_PRINT_NICE: i32 = 10;
@@ -33,8 +33,8 @@ pub(crate) const STOP_ATTACH: &[i32] = &[
 ];
 
 /// The read end of a pipe that the signals `stop` write to from now on:
-/// the stop fd of the device's waker, so that each drains the rings once
-/// more and ends the run instead of killing the process.
+/// the stop fd of the device's waker, so that the drain thread drains
+/// every ring once more and ends the run instead of killing the process.
 pub(crate) fn stop_on_signals(stop: &[i32]) -> Result<OwnedFd> {
     // A plain pipe, not a socket pair: a minimal kernel (the test guest)
     // may have no AF_UNIX. Non-blocking, so the signal handler's write
@@ -265,11 +265,11 @@ pub(crate) fn die_of(sig: i32) -> ExitCode {
 
 /// Raises the calling thread's nice value by `delta` (capped at 19).
 ///
-/// A full ring drops records, a full queue only makes the drain threads
+/// A full ring drops records, a full queue only makes the drain thread
 /// wait: so when the CPU is short (a busy machine, or a guest under
 /// single-threaded emulation), draining must win it over decoding and
 /// printing, which the queue lets fall behind and catch up. Linux keeps a
-/// nice value per thread, so called once the drain threads and the waker
+/// nice value per thread, so called once the drain thread and the spool
 /// run, this leaves them as they were. Raising it needs no privilege;
 /// failing to is not fatal.
 pub(crate) fn lower_own_priority(delta: i32) {
@@ -283,7 +283,7 @@ pub(crate) fn lower_own_priority(delta: i32) {
     });
     match result {
         Ok((now, lowered)) => {
-            tracing::info!("merging and printing at nice {lowered}, the drain threads at {now}");
+            tracing::info!("merging and printing at nice {lowered}, the drain thread at {now}");
         }
         Err(e) => tracing::warn!("could not lower the printing thread's priority: {e}"),
     }

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! The drain threads, the waker, and the entry points that run them
+//! The drain thread, what wakes it, and the entry points that run it
 //! ([`run`], [`replay`], [`drain_once`]).
 
 use std::io;
 use std::thread;
 
-use crossbeam_channel::{Receiver, Sender};
+use crossbeam_channel::Receiver;
 
 use super::queue::{queue, QueueSender};
 use super::{Assembler, DrainMsg, Summary};
@@ -22,7 +22,7 @@ pub trait Recorder {
     fn record(&mut self, msg: &DrainMsg) -> io::Result<()>;
 }
 
-/// What a drain thread is told.
+/// What the waker tells the drain.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Tick {
     /// Drain what is there.
@@ -31,7 +31,7 @@ pub enum Tick {
     Stop,
 }
 
-/// Wakes the drain threads in `--follow` mode: `poll()` on the device, or
+/// Wakes the drain thread in `--follow` mode: `poll()` on the device, or
 /// a test's script.
 pub trait Waker: Send {
     /// Blocks until there may be something to drain ([`Tick::Drain`], also
@@ -68,7 +68,7 @@ fn drain_pass<M: RingMemory>(ring: &mut RingConsumer<M>, tx: &QueueSender, idle:
     ok
 }
 
-/// One ring's consumer and where it started: what a drain thread drains.
+/// One ring's consumer and where it started: what a drain pass drains.
 struct Drainer<M: RingMemory> {
     ring: RingConsumer<M>,
     start_pos: u64,
@@ -105,53 +105,50 @@ impl<M: RingMemory> Drainer<M> {
     }
 }
 
-fn drain_thread<M: RingMemory>(
-    mut drainer: Drainer<M>,
-    ticks: Option<(Receiver<Tick>, Sender<()>)>,
+/// Drains every ring, one after the other, in one thread: once each
+/// (`wake` `None`: START, the pass, DONE, ring by ring), or on every tick
+/// of the waker until it, or `stop`, says stop (every ring's START before
+/// the first tick, a pass of each ring per tick, the last without IDLE,
+/// then every DONE).
+///
+/// One thread for all the rings, which also polls, as `perf record` does
+/// by default: a pass is one copy of at most a ring's data area, and a
+/// tick that had to wake a thread per ring, and wait for each to finish,
+/// is the latency that fills rings. Measured under QEMU (4 vCPUs on one
+/// host thread), a tick's round through four drain threads took 9-37 ms
+/// on average and up to 295 ms, while at the rates of `scripts/bench.sh
+/// --steps loss` a 256 KiB ring fills in 50-70 ms. The cost: the rings
+/// are drained at one core's copy speed, however many CPUs fill them
+/// (what `perf record --threads` is for).
+fn drain_rings<M: RingMemory>(
+    rings: Vec<RingConsumer<M>>,
+    wake: Option<(Box<dyn Waker>, &Receiver<()>)>,
     tx: &QueueSender,
 ) {
-    if let Some((ticks, ack)) = ticks {
-        loop {
-            let tick = ticks.recv().unwrap_or(Tick::Stop);
-            if !drainer.pass(tx, tick) || tick == Tick::Stop || ack.send(()).is_err() {
-                break;
-            }
+    let Some((mut waker, stop)) = wake else {
+        for ring in rings {
+            let mut drainer = Drainer::start(ring, tx);
+            drainer.pass(tx, Tick::Stop);
+            drainer.done(tx);
         }
-    } else {
-        drainer.pass(tx, Tick::Stop);
-    }
-    drainer.done(tx);
-}
-
-/// The waker thread's handle on one `--follow` drain thread: where its
-/// ticks go and where it says it finished the pass.
-struct Ticked {
-    tick: Sender<Tick>,
-    ack: Receiver<()>,
-}
-
-/// Starts the drain thread of `ring` in `s`: ticked (follow mode, the
-/// handle returned) or draining once.
-fn spawn_drain<'scope, M: RingMemory + Send + 'scope>(
-    s: &'scope thread::Scope<'scope, '_>,
-    ring: RingConsumer<M>,
-    ticked: bool,
-    tx: QueueSender,
-) -> io::Result<Option<Ticked>> {
-    let (ticks, handle) = if ticked {
-        let (tick, tick_rx) = crossbeam_channel::bounded::<Tick>(1);
-        let (ack_tx, ack) = crossbeam_channel::bounded::<()>(1);
-        (Some((tick_rx, ack_tx)), Some(Ticked { tick, ack }))
-    } else {
-        (None, None)
+        return;
     };
-    thread::Builder::new()
-        .name(format!("drain-cpu{}", ring.cpu()))
-        .spawn_scoped(s, move || {
-            drain_thread(Drainer::start(ring, &tx), ticks, &tx);
-        })
-        .map_err(|e| io::Error::other(format!("spawning a drain thread: {e}")))?;
-    Ok(handle)
+    let mut drainers: Vec<_> = rings.into_iter().map(|r| Drainer::start(r, tx)).collect();
+    loop {
+        let tick = if stop.try_recv().is_ok() {
+            Tick::Stop
+        } else {
+            waker.wait()
+        };
+        // Every ring gets this tick's pass while the assembler is there.
+        let taken = drainers.iter_mut().all(|d| d.pass(tx, tick));
+        if !taken || tick == Tick::Stop {
+            break;
+        }
+    }
+    for drainer in drainers {
+        drainer.done(tx);
+    }
 }
 
 /// How [`run`] drains.
@@ -166,7 +163,7 @@ pub enum Mode {
         /// (see the `queue` module; [`super::DEFAULT_QUEUE_BYTES`]).
         queue_bytes: usize,
         /// Called on the calling thread, which merges, pairs and outputs,
-        /// once the drain threads and the waker thread are running: the
+        /// once the drain thread (and with `-w` the spool) runs: the
         /// place to change that thread's own scheduling (its nice value,
         /// say) without the new threads inheriting it.
         threads_started: Option<Box<dyn FnOnce()>>,
@@ -182,34 +179,8 @@ impl std::fmt::Debug for Mode {
     }
 }
 
-/// The waker thread: tick every drain thread, wait until each finished
-/// its pass (so that `poll()` is not re-entered while records are still
-/// unread, which would spin), repeat until the waker or the assembler
-/// says stop.
-fn waker_thread(mut waker: Box<dyn Waker>, threads: &[Ticked], stop: &Receiver<()>) {
-    loop {
-        let tick = if stop.try_recv().is_ok() {
-            Tick::Stop
-        } else {
-            waker.wait()
-        };
-        let mut sent = Vec::with_capacity(threads.len());
-        for t in threads {
-            if t.tick.send(tick).is_ok() {
-                sent.push(&t.ack);
-            }
-        }
-        if tick == Tick::Stop || sent.is_empty() {
-            break;
-        }
-        if sent.into_iter().any(|ack| ack.recv().is_err()) {
-            break;
-        }
-    }
-}
-
-/// Starts, in `s`, one drain thread per ring sending to `tx` and, in
-/// follow mode, the waker thread, which `stop` stops. Returns the mode's
+/// Starts, in `s`, the thread that drains `rings` into `tx` (and in
+/// follow mode polls, until `stop` stops it). Returns the mode's
 /// `threads_started`, for the caller to call once it has started its own
 /// threads (they must not inherit the priority it may set).
 pub(super) fn start_drains<'scope, M: RingMemory + Send + 'scope>(
@@ -219,25 +190,19 @@ pub(super) fn start_drains<'scope, M: RingMemory + Send + 'scope>(
     tx: QueueSender,
     stop: &'scope Receiver<()>,
 ) -> io::Result<Option<Box<dyn FnOnce()>>> {
-    let ticked = matches!(mode, Mode::Follow { .. });
-    let mut threads = Vec::new();
-    for ring in rings {
-        threads.extend(spawn_drain(s, ring, ticked, tx.clone())?);
-    }
-    drop(tx);
-    let Mode::Follow {
-        waker,
-        threads_started,
-        ..
-    } = mode
-    else {
-        return Ok(None);
+    let (wake, started) = match mode {
+        Mode::Once => (None, None),
+        Mode::Follow {
+            waker,
+            threads_started,
+            ..
+        } => (Some((waker, stop)), threads_started),
     };
     thread::Builder::new()
-        .name("waker".into())
-        .spawn_scoped(s, move || waker_thread(waker, &threads, stop))
-        .map_err(|e| io::Error::other(format!("spawning the waker thread: {e}")))?;
-    Ok(threads_started)
+        .name("drain".into())
+        .spawn_scoped(s, move || drain_rings(rings, wake, &tx))
+        .map_err(|e| io::Error::other(format!("spawning the drain thread: {e}")))?;
+    Ok(started)
 }
 
 /// The queue's limit in `mode`: a one-shot drain's messages are bounded by
@@ -249,7 +214,7 @@ pub(super) fn queue_limit(mode: &Mode) -> usize {
     }
 }
 
-/// Drains `rings` (one thread each) into `assembler`, recording every
+/// Drains `rings` (one thread for all) into `assembler`, recording every
 /// message on the way. Returns when every ring is done, or the output
 /// broke.
 ///
@@ -285,8 +250,8 @@ pub fn run<M: RingMemory + Send>(
             }
         }
         if result.is_err() {
-            // Stop the waker (and with it the drain threads), and keep
-            // receiving so that no drain thread blocks on a full channel.
+            // Stop the drain, and keep receiving so that it does not
+            // block on a full queue.
             let _ = stop_tx.try_send(());
             while rx.recv().is_some() {}
         }
@@ -341,9 +306,11 @@ pub fn replay<I: IntoIterator<Item = DrainMsg>>(
 #[must_use]
 pub fn drain_once<M: RingMemory>(rings: Vec<M>) -> Vec<DrainMsg> {
     let (tx, rx) = queue(usize::MAX);
-    for mem in rings {
-        drain_thread(Drainer::start(RingConsumer::new(mem), &tx), None, &tx);
-    }
+    drain_rings(
+        rings.into_iter().map(RingConsumer::new).collect(),
+        None,
+        &tx,
+    );
     drop(tx);
     std::iter::from_fn(|| rx.recv()).collect()
 }

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! From rings to calls: drain threads, the time merge, pairing, the
+//! From rings to calls: the drain thread, the time merge, pairing, the
 //! summary, and the calls counted by outcome ([`Counts`], `reader -c`).
 //!
-//! One drain thread per CPU turns its ring into [`DrainMsg`]s (the raw bytes
-//! of the records of one drain pass, errors, idle marks, and the final
-//! counters) and sends them over one queue, bounded in bytes. A drain
-//! thread only moves bytes: it reads the records' headers to frame them,
+//! One drain thread turns each ring in turn into [`DrainMsg`]s (the raw
+//! bytes of the records of one drain pass, errors, idle marks, and the
+//! final counters) and sends them over one queue, bounded in bytes. The
+//! drain only moves bytes: it reads the records' headers to frame them,
 //! nothing more, since it must keep up with the producers. The
 //! [`Assembler`], on the calling thread, decodes and validates each record
 //! and merges them in timestamp order ([`Merger`]), pairs ENTRY and EXIT by `call_id` ([`Pairer`]) and hands
@@ -67,7 +67,7 @@ pub use summary::{Check, CpuSummary, FinalCounters, Loss, Summary};
 /// Default reordering window: 50 ms.
 pub const DEFAULT_WINDOW_NS: u64 = 50_000_000;
 
-/// What a drain thread tells the assembler. Also the unit of the raw trace
+/// What the drain tells the assembler about a ring. Also the unit of the raw trace
 /// file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DrainMsg {

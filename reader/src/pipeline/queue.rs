@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! The queue from the drain threads to the assembler, bounded in bytes.
+//! The queue from the drain thread to the assembler, bounded in bytes.
 //!
 //! A bound on the number of messages bounds no memory: one drain pass's
 //! message holds whatever its ring held, from one record to the whole ring
 //! (4 MiB rings made 256 messages anything from a few KiB to 1 GiB). So
-//! the queue counts the bytes its messages hold, and a drain thread whose
-//! message would take it past its limit waits. The waker waits for that
-//! thread's pass, so every ring then stays unread, and a ring that fills
+//! the queue counts the bytes its messages hold, and the drain, when its
+//! message would take it past its limit, waits, so every ring then stays unread
+//! (one thread drains them all), and a ring that fills
 //! drops records in the kernel, which counts them: the reader's memory is
 //! bounded and nothing is lost silently. A message always fits in an
 //! empty queue, however large, so a limit below a ring's size slows the
@@ -28,7 +28,7 @@ const RECYCLED_BUFFERS: usize = 8;
 const RECYCLED_MAX_CAPACITY: usize = 4 << 20;
 
 /// Record buffers given back once their bytes are written down
-/// ([`QueueReceiver::recycle`]) and taken by the drain threads' next
+/// ([`QueueReceiver::recycle`]) and taken by the drain's next
 /// passes ([`QueueSender::buffer`]). A pass then copies into memory that
 /// is mapped already, where a fresh buffer of more than glibc's mmap
 /// threshold is an `mmap()`, a page fault per page, and, freed on
@@ -97,8 +97,8 @@ impl Budget {
     }
 }
 
-/// The sending end: one clone per drain thread.
-#[derive(Debug, Clone)]
+/// The sending end: the drain's.
+#[derive(Debug)]
 pub(super) struct QueueSender {
     tx: Sender<(DrainMsg, usize)>,
     budget: Arc<Budget>,

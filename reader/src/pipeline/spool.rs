@@ -2,10 +2,10 @@
 //! A run that records a trace file ([`run_to_trace`]): the trace is
 //! written as fast as the rings are drained, and decoded behind it.
 //!
-//! Without a trace file, the assembler takes the drain threads' messages
+//! Without a trace file, the assembler takes the drain thread's messages
 //! from the queue, and when it falls behind by the queue's limit the
-//! drain threads wait and the rings fill. With one, a spool thread at the
-//! drain threads' priority takes the messages instead and writes them
+//! drain waits and the rings fill. With one, a spool thread at the
+//! drain thread's priority takes the messages instead and writes them
 //! down in large writes; the assembler, at the printing thread's lower
 //! priority, reads the file back behind it ([`Follower`]). However far
 //! the printing falls behind (a slow terminal, a paused pager, a busy
@@ -144,7 +144,7 @@ impl Drop for CloseOnDrop<'_> {
 /// comes, flushing whenever the queue is empty (a busy queue flushes as
 /// the buffer fills), and says how far the file is written after each;
 /// then END. On an error it stops the drain (`stop`) and keeps taking
-/// messages, so that no drain thread waits on a full queue.
+/// messages, so that the drain does not wait on a full queue.
 fn spool(
     rx: &QueueReceiver,
     file: &File,
@@ -224,7 +224,7 @@ impl Read for Follower<'_> {
     }
 }
 
-/// Drains `rings` (one thread each) into the trace file `file`, which
+/// Drains `rings` (one thread for all) into the trace file `file`, which
 /// must be empty and open for reading and writing, and decodes the file
 /// into `assembler` as it grows (see the module documentation). Returns
 /// when every ring is done and the file is complete.

@@ -288,7 +288,7 @@ impl<M: RingMemory> RingConsumer<M> {
     /// and publishes the consumer position. Returns the number of records
     /// appended.
     ///
-    /// The drain threads are the part of `reader --follow` that must keep
+    /// The drain is the part of `reader --follow` that must keep
     /// up with the producers, so a pass only moves bytes: the whole span
     /// up to `producer_pos` is copied out of the ring in one
     /// [`RingMemory::append_data`] call, and only the records' headers are

@@ -4,7 +4,7 @@
 //!
 //! # Trace file format, version 2
 //!
-//! A trace file is the stream of [`DrainMsg`]s the drain threads sent,
+//! A trace file is the stream of [`DrainMsg`]s the drain sent,
 //! written down in the order the queue delivered them (the live run's
 //! assembler decodes the same stream, from the file itself with
 //! [`crate::pipeline::run_to_trace`]), so that `reader show` replays it

@@ -144,8 +144,8 @@ pub fn consumers(images: &[Vec<u8>]) -> Vec<RingConsumer<ImageRing>> {
         .collect()
 }
 
-/// Decodes ring images with the threaded live pipeline (one drain thread
-/// per ring), recording the messages to `recorder`.
+/// Decodes ring images with the threaded live pipeline (a drain thread,
+/// the calling thread assembling), recording the messages to `recorder`.
 pub fn run_images(
     images: &[Vec<u8>],
     format: Format,

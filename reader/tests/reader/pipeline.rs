@@ -251,6 +251,63 @@ fn follow_mode_drains_until_stopped() {
     }
 }
 
+/// Every message the drain sent, as (ring, kind) in order.
+#[derive(Default)]
+struct Kinds(Vec<(u32, &'static str)>);
+
+impl pipeline::Recorder for Kinds {
+    fn record(&mut self, msg: &DrainMsg) -> std::io::Result<()> {
+        self.0.push(match msg {
+            DrainMsg::Start { cpu, .. } => (*cpu, "start"),
+            DrainMsg::Records { cpu, .. } => (*cpu, "records"),
+            DrainMsg::Idle { cpu, .. } => (*cpu, "idle"),
+            DrainMsg::Corrupt(e) => (e.cpu, "corrupt"),
+            DrainMsg::Done { cpu, .. } => (*cpu, "done"),
+        });
+        Ok(())
+    }
+}
+
+#[test]
+fn a_followed_drain_starts_every_ring_first_and_ends_each_with_its_done() {
+    let images = scenario_images();
+    let ticks = 3;
+    let mut kinds = Kinds::default();
+    let mut sink = Collect::default();
+    pipeline::run(
+        consumers(&images),
+        Mode::Follow {
+            waker: Box::new(Script(ticks)),
+            queue_bytes: pipeline::DEFAULT_QUEUE_BYTES,
+            threads_started: None,
+        },
+        Assembler::new(&[0, 1], pipeline::DEFAULT_WINDOW_NS, &mut sink),
+        Some(&mut kinds),
+    )
+    .unwrap();
+    let msgs = kinds.0;
+    let starts = msgs.iter().take_while(|(_, k)| *k == "start").count();
+    assert_eq!(starts, 2, "every ring's START before any pass: {msgs:?}");
+    for cpu in [0, 1] {
+        let of_ring: Vec<_> = msgs
+            .iter()
+            .filter(|(c, _)| *c == cpu)
+            .map(|m| m.1)
+            .collect();
+        assert_eq!(of_ring.first(), Some(&"start"), "cpu {cpu}: {of_ring:?}");
+        assert_eq!(of_ring.last(), Some(&"done"), "cpu {cpu}: {of_ring:?}");
+        assert_eq!(of_ring.iter().filter(|k| **k == "done").count(), 1);
+        // An IDLE per Drain tick; the Stop tick's last pass promises nothing.
+        let idles = of_ring.iter().filter(|k| **k == "idle").count();
+        assert_eq!(
+            idles,
+            usize::try_from(ticks).unwrap(),
+            "cpu {cpu}: {of_ring:?}"
+        );
+    }
+    assert_eq!(sink.calls.len(), 19);
+}
+
 #[test]
 fn an_earlier_readers_trace_replays_the_rings_that_joined_or_were_not_read() {
     // A reader whose kernel gave a CPU its ring when it came online read
@@ -389,7 +446,7 @@ fn threads_started_runs_on_the_calling_thread_after_the_spawns() {
         assert_eq!(sink.calls.len(), 19, "every call still printed");
         let after = rustix::process::getpriority_process(me).unwrap();
         assert_eq!(after, (before + 3).min(19), "the calling thread");
-        assert_eq!(rx.recv().unwrap(), before, "the waker thread");
+        assert_eq!(rx.recv().unwrap(), before, "the drain thread, which polls");
     })
     .join()
     .unwrap();

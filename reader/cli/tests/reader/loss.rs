@@ -230,8 +230,9 @@ fn a_loss_no_lost_record_reported_is_not_a_regression() {
 
 /// `trace` cut short as a recorder killed before its last ring finished
 /// leaves it: every frame but CPU `cpu`'s DONE frame and the END frame.
-/// (Which ring finishes last depends on the drain threads' timing, so the
-/// test picks one rather than cutting after the last RECORDS frame.)
+/// (The fixture was recorded by per-ring drain threads, whose frames
+/// interleave, so the test picks one rather than cutting after the last
+/// RECORDS frame.)
 fn without_done_of(trace: &[u8], cpu: u32) -> Vec<u8> {
     const DONE: u32 = 4;
     const END: u32 = 5;
