@@ -19,8 +19,8 @@
 //! * [`field`]: the vocabulary of a record key (value, type, constants,
 //!   capture status names), shared by the syscall table and the call.
 //! * [`syscall`]: the capture rules per syscall, the rows everything that
-//!   knows a syscall reads (the `reader` binary builds each syscall's
-//!   reference page from them).
+//!   knows a syscall reads, and each syscall's reference page built from
+//!   them ([`syscall::reference_page`]; `reader describe` prints it).
 //! * [`record`]: validated views of one record's bytes (an ENTRY or EXIT
 //!   of a syscall without a row is rejected), and owned records.
 //! * [`ring`]: the consumer of one ring over live or image memory, and
