@@ -181,6 +181,7 @@ step "cargo doc: the crates' documentation builds without warnings" \
 step "fuzz targets: built against the library, seeds written" fuzz_crate
 step "shellcheck" scripts/check-shell.sh
 step "SPDX: every source file names its licence" scripts/check-spdx.sh
+step "documents: the kernel series as it is" scripts/check-doc-refs.sh
 step "perf corpus: the verdict scripts on written perf output" scripts/tests/corpus-verdicts.sh
 step "regression report for CI systems: KTAP read by kunit_parser.py, KCIDB validated by kcidb-io" \
 	scripts/tests/ci-formats.sh
