@@ -66,11 +66,13 @@ kvm_works() {
 	[ -r /dev/kvm ] && [ -w /dev/kvm ] || return 1
 	local bios rc=0
 	bios=$(mktemp)
-	python3 -c "
-import sys
-b = bytearray(b'\xf4' * 65536)
-b[0xfff0:0xfff5] = bytes([0xb0, 0x2a, 0xe6, 0xf4, 0xf4])  # mov al,0x2a; out 0xf4,al; hlt
-sys.stdout.buffer.write(b)" >"$bios"
+	# 64 KiB of hlt (0xf4), and at the reset vector 0xfff0: mov al,0x2a;
+	# out 0xf4,al; hlt; hlt.
+	{
+		head -c 65520 /dev/zero | tr '\0' '\364'
+		printf '\260\052\346\364\364'
+		head -c 11 /dev/zero | tr '\0' '\364'
+	} >"$bios"
 	# Same CPU model, count and memory as the real boot: KVM here has been
 	# seen to run real-mode code yet abort on -cpu host's MSRs.
 	(timeout 10 qemu-system-x86_64 -accel kvm -cpu host -smp 4 -m 1G -M pc \

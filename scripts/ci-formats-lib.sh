@@ -33,24 +33,7 @@ ci_formats_setup() {
 # "STATUS NAME" and its diagnostic lines, each indented by two spaces.
 # The parser's own report goes to FILE.kunit.log.
 ktap_results() {
-	python3 - "$KUNIT_DIR" "$1" 3>&1 >"$1.kunit.log" 2>&1 <<'PY'
-import os
-import sys
-
-sys.path.insert(0, sys.argv[1])
-import kunit_parser
-
-with open(sys.argv[2]) as f:
-    main = kunit_parser.parse_run_tests(f.read().splitlines())
-c = main.counts
-# fd 3: the caller's; kunit_parser prints its own report on stdout.
-with os.fdopen(3, "w") as out:
-    print(f"passed {c.passed} failed {c.failed} skipped {c.skipped} crashed {c.crashed} errors {c.errors}", file=out)
-    for t in main.subtests:
-        print(f"{t.status.name} {t.name}", file=out)
-        for line in t.log:
-            print(f"  {line}", file=out)
-PY
+	python3 "$ANTINOMIE_ROOT/scripts/ktap-results.py" "$KUNIT_DIR" "$1" 3>&1 >"$1.kunit.log" 2>&1
 }
 
 # ktap_check FILE PASSED FAILED SKIPPED: kunit_parser.py reads FILE
@@ -70,38 +53,7 @@ ktap_check() {
 # in the data: the schema does not check that.
 kcidb_check() {
 	local file=$1 want="checkouts 2 builds 2 tests $2 PASS $3 FAIL $4 ERROR $5" got
-	got=$("$KCIDB_PYTHON" - "$file" 2>&1 <<'PY'
-import collections
-import json
-import sys
-
-import jsonschema
-import kcidb_io
-
-data = json.load(open(sys.argv[1]))
-latest = kcidb_io.schema.LATEST
-version = (data["version"]["major"], data["version"].get("minor"))
-if version != (latest.major, latest.minor):
-    sys.exit(f"schema version {version}, not kcidb-io's newest {(latest.major, latest.minor)}")
-try:
-    latest.validate_exactly(data)
-except jsonschema.exceptions.ValidationError as e:
-    sys.exit(f"invalid at {'/'.join(map(str, e.absolute_path))}: {e.message}")
-checkouts = {o["id"] for o in data["checkouts"]}
-builds = {o["id"]: o["checkout_id"] for o in data["builds"]}
-for b, c in builds.items():
-    if c not in checkouts:
-        sys.exit(f"build {b} is of checkout {c}, which the data does not hold")
-tested = {t["build_id"] for t in data["tests"]}
-if tested != {data["builds"][1]["id"]}:
-    sys.exit(f"the tests are of builds {sorted(tested)}, not of the changed kernel's alone")
-status = collections.Counter(t["status"] for t in data["tests"])
-print(
-    f"checkouts {len(checkouts)} builds {len(builds)} tests {len(data['tests'])}",
-    " ".join(f"{s} {status[s]}" for s in ("PASS", "FAIL", "ERROR")),
-)
-PY
-	) || die "$file is not valid KCIDB data: $got"
+	got=$("$KCIDB_PYTHON" "$ANTINOMIE_ROOT/scripts/kcidb-check.py" "$file" 2>&1) || die "$file is not valid KCIDB data: $got"
 	[ "$got" = "$want" ] || die "$file holds '$got', not '$want'"
 }
 

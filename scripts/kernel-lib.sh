@@ -288,27 +288,7 @@ export_cover_letter() {
 			format-patch -q --cover-letter --zero-commit --no-signature --no-renames \
 			--no-binary --no-base -o "$tmpd" "$BASE_REF..HEAD" >/dev/null
 	) || { rm -rf "$tmpd"; die "git format-patch --cover-letter in $tree failed"; }
-	python3 - "$tmpd/0000-cover-letter.patch" "$from" >"$out" <<'PY' || { rm -rf "$tmpd"; die "cannot write the cover letter"; }
-import re, sys
-
-gen = open(sys.argv[1]).read()
-if not sys.argv[2]:
-    sys.stdout.write(gen)
-    sys.exit(0)
-src = open(sys.argv[2]).read()
-head, _, body = src.partition("\n\n")
-m = re.search(r"^Subject: \[PATCH[^]]*\] (.*(?:\n .*)*)", head, re.M)
-if not m:
-    sys.exit(f"{sys.argv[2]}: no Subject: [PATCH 0/n] line")
-subject = m.group(1).replace("\n ", " ")
-# The text ends where the shortlog starts: "Author Name (N):" (the first
-# such line: with several authors the shortlog has a block for each).
-shortlog = re.search(r"^\S.* \(\d+\):$", body, re.M)
-if not shortlog:
-    sys.exit(f"{sys.argv[2]}: no shortlog after the text")
-text = body[: shortlog.start()]
-out = gen.replace("*** SUBJECT HERE ***", subject, 1).replace("*** BLURB HERE ***\n\n", text, 1)
-sys.stdout.write(out)
-PY
+	python3 "$ANTINOMIE_ROOT/scripts/cover-letter.py" "$tmpd/0000-cover-letter.patch" "$from" >"$out" ||
+		{ rm -rf "$tmpd"; die "cannot write the cover letter"; }
 	rm -rf "$tmpd"
 }

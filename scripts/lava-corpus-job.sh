@@ -96,19 +96,7 @@ rc=0
 
 # Every test case of the job: "SUITE CASE RESULT" per line; then the
 # job's own verdict.
-cases=$(python3 - "$out/lava-results.json" <<'PY'
-import json
-import sys
-
-data = json.load(open(sys.argv[1]))
-for suite, tests in data.items():
-    if suite == "lava":
-        continue
-    for name, t in tests.items():
-        print(suite, name, t.get("result"))
-print("lava job", data.get("lava", {}).get("job", {}).get("result"))
-PY
-) || die "cannot read $out/lava-results.json"
+cases=$(python3 "$ANTINOMIE_ROOT/scripts/lava-results.py" "$out/lava-results.json") || die "cannot read $out/lava-results.json"
 while read -r suite name result; do
 	[ "$suite" = lava ] || info "lava-test-case $name: $result"
 done <<<"$cases"
