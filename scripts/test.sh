@@ -198,7 +198,7 @@ step "guest initramfs" qemu/build-initramfs.sh "$ANTINOMIE_CACHE/selftests/root"
 # From here on guests boot, each on one host thread: the other core builds.
 [ "$tier" != full ] || background_build debug
 step "boot: smoke scenario + KUnit" qemu/run.sh --scenario smoke
-step "boot: capture on the raw ABI" qemu/run.sh --quiet --scenario capture
+step "boot: the raw ABI beside the kselftest (poll() wake-up)" qemu/run.sh --quiet --scenario capture
 step "boot: kselftest of the raw ABI" \
 	qemu/run.sh --quiet --scenario kselftest-antinomie --timeout 900
 step "boot: capture from early boot, lossless with no reader" qemu/run.sh --quiet --scenario capture-boot \
@@ -223,7 +223,7 @@ step "kernel build (off: CONFIG_ANTINOMIE=n)" scripts/build-kernel.sh off
 step "boot (off): smoke + KUnit" qemu/run.sh --quiet --variant off --scenario smoke
 step "kernel build (debug: -O2, PREEMPT, KASAN, UBSAN, lockdep, KFENCE), in the background since the image" \
 	background_wait debug
-step "boot (debug): capture on the raw ABI, no splat" \
+step "boot (debug): the raw ABI beside the kselftest, no splat" \
 	qemu/run.sh --quiet --variant debug --scenario capture --timeout 900
 # stack_depot_disable=on: KASAN's stack depot refills its pool at random,
 # which would make the fault-injection points a call takes vary from run
