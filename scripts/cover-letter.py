@@ -10,7 +10,7 @@ usage: scripts/cover-letter.py GENERATED [FROM]
 import re, sys
 
 gen = open(sys.argv[1]).read()
-if not sys.argv[2]:
+if len(sys.argv) < 3 or not sys.argv[2]:
     sys.stdout.write(gen)
     sys.exit(0)
 src = open(sys.argv[2]).read()

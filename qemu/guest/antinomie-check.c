@@ -36,7 +36,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <linux/perf_event.h>
 
 #include "../../abi/antinomie.h"
 
