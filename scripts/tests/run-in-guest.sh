@@ -89,10 +89,27 @@ for threads in 1 4; do
 	[ $rc -eq 0 ] || die "[4] reader diff of two runs of the same calls with $threads thread(s) exited $rc, not 0: $(head -n 3 "$tmp/fast$threads.diff")"
 	info "$(tail -n 1 "$tmp/fast$threads.diff")"
 done
-stage "[5] the same calls with loss forced (--lossy, 4 KiB rings): exit 125, loss in every summary"
+stage "[5] the same calls with loss forced (--lossy, 4 KiB rings, the reader stopped meanwhile): exit 125, loss in every summary"
+# The loss must not depend on how fast the reader drains: the program
+# stops the reader while it makes the calls, as reader-e2e's stalled
+# reader does, and lets it go on after. The reader is the parent of the
+# shell that runs the program (qemu/guest/capture.sh).
+mkdir -p "$tmp/stalled/usr/local/bin"
+cp "$(dirname "$reader")/antinomie-workload" "$tmp/stalled/usr/local/bin/"
+cat >"$tmp/tests/stalled-reader" <<'SH'
+#!/bin/sh
+reader=$(awk '/^PPid:/ { print $2 }' "/proc/$PPID/status")
+[ "$(cat "/proc/$reader/comm")" = reader ] || { echo "pid $reader is not the reader" >&2; exit 2; }
+kill -STOP "$reader"
+antinomie-workload random --seed 20261203 --calls 3000 --threads 1
+rc=$?
+kill -CONT "$reader"
+exit $rc
+SH
+chmod +x "$tmp/tests/stalled-reader"
 rc=0
-"$rig" --out "$tmp/lossy" --timeout 900 --lossy --append antinomie.ring_size=4K -- \
-	"$(dirname "$reader")/antinomie-workload" random --seed 20261203 --calls 3000 --threads 1 || rc=$?
+"$rig" --add "$tmp/stalled" --out "$tmp/lossy" --timeout 900 --lossy --append antinomie.ring_size=4K -- \
+	"$tmp/tests/stalled-reader" || rc=$?
 [ $rc -eq 125 ] || die "[5] a lossy capture made run-in-guest.sh exit $rc, not 125"
 lost=$(capture_json "$tmp/lossy" .records.lost)
 { [ "$lost" -gt 0 ] && [ "$(capture_json "$tmp/lossy" .capture_whole)" = false ]; } ||
