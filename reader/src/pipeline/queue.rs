@@ -5,9 +5,9 @@
 //! message holds whatever its ring held, from one record to the whole ring
 //! (4 MiB rings made 256 messages anything from a few KiB to 1 GiB). So
 //! the queue counts the bytes its messages hold, and the drain, when its
-//! message would take it past its limit, waits, so every ring then stays unread
-//! (one thread drains them all), and a ring that fills
-//! drops records in the kernel, which counts them: the reader's memory is
+//! message would take it past its limit, waits, so every ring then stays
+//! unread (one thread drains them all), and a ring that fills drops
+//! records in the kernel, which counts them: the reader's memory is
 //! bounded and nothing is lost silently. A message always fits in an
 //! empty queue, however large, so a limit below a ring's size slows the
 //! drain but never stops it.
