@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The randomized campaign on the debug kernel (KASAN, UBSAN, lockdep,
 # KFENCE): boots qemu/scenarios/campaign, which runs `antinomie-workload
-# campaign` (qemu/guest-tests/src/bin/antinomie-workload/e2e/campaign.rs)
+# campaign` (qemu/workloads/src/bin/antinomie-workload/campaign.rs)
 # twice over the same seeded calls, capture off then on, and fails on a
 # kernel splat, an accounting mismatch or any call whose result, user memory,
 # userfaultfd faults or injected fault differ between the passes. On the

@@ -46,7 +46,7 @@
 #                        perfmon, user-p4, user-p3, user-p2, user-p1,
 #                        user-p0, user-m1, userns) through
 #                        antinomie-context --other-user-task
-#                        (qemu/guest-tests/src/bin/antinomie-context), in
+#                        (qemu/workloads/src/bin/antinomie-context), in
 #                        /tmp (writable whatever the uid); the reader stays
 #                        root and the root shell writes the program's
 #                        stdout, stderr and status; the context's read-back

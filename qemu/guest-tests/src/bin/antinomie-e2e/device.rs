@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use antinomie_guest_tests::device::Device;
+use antinomie_workloads::device::Device;
 use serde_json::Value;
 
 pub(crate) fn device(op: &str, arg: Option<u64>, path: &Path) -> Result<(), String> {

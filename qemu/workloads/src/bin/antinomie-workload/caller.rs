@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! One thread's calling context: places the attr, issues
-//! `perf_event_open(2)` and logs each call as an [`E2eRecord`].
+//! `perf_event_open(2)` and logs each call as an [`LoggedCall`].
 
-use super::system::{now_ns, pin, Guarded};
-use super::{Attr, AttrMemory, E2eRecord, PAGE};
+use crate::call::{Attr, AttrMemory, LoggedCall, PAGE};
+use crate::system::{now_ns, pin, Guarded};
 
 /// What `attr_uptr` is.
 #[derive(Debug, Clone)]
@@ -41,7 +41,7 @@ pub(super) struct Caller {
     thread: u32,
     seq: u32,
     pinned_cpu: Option<u32>,
-    pub(super) records: Vec<E2eRecord>,
+    pub(super) records: Vec<LoggedCall>,
 }
 
 impl Caller {
@@ -167,7 +167,7 @@ impl Caller {
                 unsafe { libc::fcntl(i32::try_from(ret).expect("fd fits in i32"), libc::F_GETFD) };
             fl >= 0 && fl & libc::FD_CLOEXEC != 0
         });
-        self.records.push(E2eRecord {
+        self.records.push(LoggedCall {
             script: self.script,
             case: case.to_owned(),
             thread: self.thread,

@@ -135,8 +135,8 @@ use std::time::{Duration, Instant};
 
 use clap::{Parser, ValueEnum};
 
-use super::random::Rng;
-use super::system::online_cpus;
+use crate::random::Rng;
+use crate::system::online_cpus;
 use arena::{race, serve_faults, Addr, Arena, R8, U0, U3};
 use capture::Tally;
 use draw::{draw, Allocating};

@@ -65,7 +65,7 @@
 //! breakpoint); kprobes are on `do_sys_open`, at its entry or an
 //! instruction boundary.
 //!
-//! Each call is logged as the e2e scripts log theirs (`workload::E2eRecord`,
+//! Each call is logged as the e2e scripts log theirs (`workload::LoggedCall`,
 //! script `decisions`, case `NAME` or `NAME/STEP`), one JSON line on
 //! stdout as it is made; a summary line (calls, successes, results by
 //! errno) goes to stderr at the end. Exit status 0 whenever the walk
@@ -79,9 +79,9 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use super::random::Rng;
-use super::system::online_cpus;
-use super::{Attr, PAGE};
+use crate::call::{Attr, PAGE};
+use crate::random::Rng;
+use crate::system::online_cpus;
 
 /// The script id in the tag of argument word 5 (`random` 5, `dependent` 6).
 const SCRIPT_ID: u64 = 7;

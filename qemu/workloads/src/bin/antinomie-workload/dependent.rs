@@ -26,7 +26,7 @@
 //! results but the rounds themselves do not: after a changed result the
 //! two runs make other calls for the rest of that round only.
 //!
-//! Each call is logged as the e2e scripts log theirs (`workload::E2eRecord`,
+//! Each call is logged as the e2e scripts log theirs (`workload::LoggedCall`,
 //! script `dependent`; its tag names the thread and the call's position in
 //! the thread), streamed to stdout as it is made. Every attr has `disabled`
 //! set, so nothing counts; every fd is closed by the end of its round.
@@ -35,10 +35,10 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use super::caller::{close, Caller, Ptr};
-use super::random::{stream_threads, Rng};
-use super::system::online_cpus;
-use super::{Attr, PERF_COUNT_SW_CPU_CLOCK, PERF_FLAG_FD_CLOEXEC};
+use crate::call::{Attr, PERF_COUNT_SW_CPU_CLOCK, PERF_FLAG_FD_CLOEXEC};
+use crate::caller::{close, Caller, Ptr};
+use crate::random::{stream_threads, Rng};
+use crate::system::online_cpus;
 
 /// The script id in the tag of argument word 5 (`random` is 5).
 const SCRIPT_ID: u64 = 6;
@@ -136,7 +136,7 @@ impl Thread<'_> {
         self.calls += 1;
         self.succeeded += usize::from(ret >= 0);
         let rec = self.caller.records.last().expect("a call was logged");
-        let line = serde_json::to_string(rec).expect("an E2eRecord always serializes");
+        let line = serde_json::to_string(rec).expect("an LoggedCall always serializes");
         self.alive = self.lines.send(line).is_ok();
         ret
     }

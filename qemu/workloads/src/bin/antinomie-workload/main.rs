@@ -8,13 +8,13 @@
 //!
 //! usage: `antinomie-workload [--check] smoke` or
 //! `antinomie-workload e2e|e2e-small|burst [N]|flush` or
-//! `antinomie-workload random --seed S --calls N [--threads T]` (`e2e/random.rs`) or
+//! `antinomie-workload random --seed S --calls N [--threads T]` (`random.rs`) or
 //! `antinomie-workload dependent --seed S --rounds R [--threads T]`
-//! (`e2e/dependent.rs`: calls that depend on earlier results) or
-//! `antinomie-workload decisions --seed S` (`e2e/decisions.rs`: a case for
+//! (`dependent.rs`: calls that depend on earlier results) or
+//! `antinomie-workload decisions --seed S` (`decisions.rs`: a case for
 //! every decision of the open path) or
 //! `antinomie-workload campaign --seed S --calls N [--threads T] [--burst B]
-//! [--passes off,on]` (`e2e/campaign.rs`, the debug kernel's randomized campaign)
+//! [--passes off,on]` (`campaign.rs`, the debug kernel's randomized campaign)
 //!
 //! `smoke`: four calls, checked with `--check` against Linux 6.12.94.
 //! The end-to-end scripts (`e2e.rs`) log more per call, for the
@@ -26,7 +26,14 @@
 //! `flush` one call per CPU. Exit status 1 when a script's own precondition
 //! failed (the big group did not end in `E2BIG`, userfaultfd did not work).
 
+mod call;
+mod caller;
+mod campaign;
+mod decisions;
+mod dependent;
 mod e2e;
+mod random;
+mod system;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -240,7 +247,7 @@ fn run_e2e(name: &str, count: Option<usize>) -> ExitCode {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     for rec in &records {
-        let line = serde_json::to_string(rec).expect("an E2eRecord always serializes");
+        let line = serde_json::to_string(rec).expect("a LoggedCall always serializes");
         if writeln!(out, "{line}").is_err() {
             return ExitCode::SUCCESS;
         }
@@ -260,16 +267,16 @@ fn run_e2e(name: &str, count: Option<usize>) -> ExitCode {
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1).collect::<Vec<_>>();
     if args.first().is_some_and(|a| a == "random") {
-        return e2e::random::main(&args);
+        return random::main(&args);
     }
     if args.first().is_some_and(|a| a == "dependent") {
-        return e2e::dependent::main(&args);
+        return dependent::main(&args);
     }
     if args.first().is_some_and(|a| a == "decisions") {
-        return e2e::decisions::main(&args);
+        return decisions::main(&args);
     }
     if args.first().is_some_and(|a| a == "campaign") {
-        return e2e::campaign::main(&args);
+        return campaign::main(&args);
     }
     let check_results = args.first().is_some_and(|a| a == "--check");
     if check_results {

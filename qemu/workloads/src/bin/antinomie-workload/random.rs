@@ -58,7 +58,7 @@
 //! `PERF_FLAG_PID_CGROUP` (it would take pid as an fd of this process); no
 //! thread writes the attr during a call.
 //!
-//! Each call is logged as the e2e scripts log theirs (`workload::E2eRecord`,
+//! Each call is logged as the e2e scripts log theirs (`workload::LoggedCall`,
 //! script `random`), streamed to stdout as it is made, so memory stays
 //! bounded whatever N.
 
@@ -69,12 +69,12 @@ use clap::Parser;
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::caller::{close, Caller, Ptr};
-use super::system::online_cpus;
-use super::{
+use crate::call::{
     Attr, DISABLED, EXCLUDE_HV, EXCLUDE_KERNEL, FREQ, PERF_COUNT_SW_CPU_CLOCK,
     PERF_FLAG_FD_CLOEXEC, PERF_TYPE_BREAKPOINT, PERF_TYPE_HARDWARE, PERF_TYPE_SOFTWARE,
 };
+use crate::caller::{close, Caller, Ptr};
+use crate::system::online_cpus;
 
 /// The script id in the tag of argument word 5 (the e2e scripts use 1..=4).
 const SCRIPT_ID: u64 = 5;
@@ -545,7 +545,7 @@ fn thread_calls(
     let mut log = |c: &mut Caller, ret: i64| {
         ok += usize::from(ret >= 0);
         let rec = c.records.pop().expect("a call was logged");
-        let line = serde_json::to_string(&rec).expect("an E2eRecord always serializes");
+        let line = serde_json::to_string(&rec).expect("an LoggedCall always serializes");
         lines.send(line).is_ok()
     };
     if calls == 0 {

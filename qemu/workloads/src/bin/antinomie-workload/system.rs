@@ -3,7 +3,7 @@
 //! that end in a guard page, the clock, CPU pinning, and the userfaultfd
 //! uapi with its ioctls.
 
-use super::PAGE;
+use crate::call::PAGE;
 
 /// A mapping of whole pages whose last page is `PROT_NONE`.
 #[derive(Debug)]

@@ -10,9 +10,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::e2e::random::FORBIDDEN;
-use crate::e2e::system::{ioctl_with, map_anonymous, protect_none, uffd};
-use crate::e2e::{DISABLED, PAGE};
+use crate::call::{DISABLED, PAGE};
+use crate::random::FORBIDDEN;
+use crate::system::{ioctl_with, map_anonymous, protect_none, uffd};
 
 use super::draw::{Call, Place};
 

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
 use antinomie_abi as abi;
-use antinomie_guest_tests::device::Device;
+use antinomie_workloads::device::Device;
 use serde::Deserialize;
 
 /// Per possible CPU: (cpu, produced, lost by reason), what the accounting

@@ -3,10 +3,10 @@
 //! fd and flags, drawn from the seed, and how a call and a difference are
 //! described.
 
-use crate::e2e::random::{
+use crate::call::{Attr, PAGE, PERF_FLAG_FD_CLOEXEC};
+use crate::random::{
     attr_bytes, kernel_reads, AttrKind, Rng, BAD_CPU, BOUNDARY_SIZES, NO_SUCH_PID,
 };
-use crate::e2e::{Attr, PAGE, PERF_FLAG_FD_CLOEXEC};
 
 use super::thread::Outcome;
 

@@ -6,10 +6,10 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicI32;
 use std::sync::{Barrier, RwLock};
 
-use antinomie_guest_tests::device::Device;
+use antinomie_workloads::device::Device;
 
-use crate::e2e::random::{Rng, BAD_FD};
-use crate::e2e::system::pin;
+use crate::random::{Rng, BAD_FD};
+use crate::system::pin;
 
 use super::arena::Arena;
 use super::capture::{check_epoch, counters, Reader, Tally};

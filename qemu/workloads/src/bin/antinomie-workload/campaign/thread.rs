@@ -7,8 +7,8 @@ use std::os::unix::fs::FileExt;
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::{Barrier, RwLock};
 
-use crate::e2e::random::{Rng, BAD_FD};
-use crate::e2e::{Attr, PERF_COUNT_SW_CPU_CLOCK, PERF_FLAG_FD_CLOEXEC};
+use crate::call::{Attr, PERF_COUNT_SW_CPU_CLOCK, PERF_FLAG_FD_CLOEXEC};
+use crate::random::{Rng, BAD_FD};
 
 use super::arena::{place, Arena, N7};
 use super::draw::{draw, Allocating, Call, Group, Place};

@@ -8,12 +8,12 @@ use std::fmt;
 use std::io::Write;
 use std::sync::mpsc;
 
-use super::super::caller::{close, hex, Caller, Ptr};
-use super::super::random::BAD_FD;
-use super::super::system::Guarded;
-use super::super::{AttrMemory, E2eRecord, PAGE};
 use super::table::CASES;
 use super::{strings_layout, Env, Group, Open, Pid, Place, Step, STRINGS_AT};
+use crate::call::{AttrMemory, LoggedCall, PAGE};
+use crate::caller::{close, hex, Caller, Ptr};
+use crate::random::BAD_FD;
+use crate::system::Guarded;
 
 /// Maps the strings kprobe and uprobe attrs point to, followed by an
 /// unmapped page: at [`STRINGS_AT`] where that range is free (the address
@@ -70,7 +70,7 @@ pub(super) struct Tally {
 }
 
 impl Tally {
-    fn add(&mut self, rec: &E2eRecord) {
+    fn add(&mut self, rec: &LoggedCall) {
         self.calls += 1;
         *self.results.entry(rec.errno.unwrap_or(0)).or_default() += 1;
     }
@@ -130,7 +130,7 @@ struct Request {
 /// The second thread: "another task" of the same process.
 struct Helper {
     requests: Option<mpsc::Sender<Request>>,
-    records: mpsc::Receiver<E2eRecord>,
+    records: mpsc::Receiver<LoggedCall>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
@@ -158,7 +158,7 @@ impl Helper {
         })
     }
 
-    fn call(&self, r: Request) -> E2eRecord {
+    fn call(&self, r: Request) -> LoggedCall {
         self.requests
             .as_ref()
             .expect("the helper runs until dropped")
@@ -327,7 +327,7 @@ impl Runner<'_> {
             None => close(rec.ret),
         }
         self.tally.add(&rec);
-        let line = serde_json::to_string(&rec).expect("an E2eRecord always serializes");
+        let line = serde_json::to_string(&rec).expect("an LoggedCall always serializes");
         writeln!(self.out, "{line}").ok()
     }
 

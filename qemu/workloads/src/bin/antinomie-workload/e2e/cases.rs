@@ -5,16 +5,16 @@
 
 use std::sync::atomic::AtomicU64;
 
-use super::caller::{close, hex, Caller, Ptr};
-use super::system::{ioctl_with, uffd, Guarded};
-use super::{
-    Attr, AttrMemory, E2eRecord, CLOCK_MONOTONIC_RAW, DISABLED, EXCLUDE_HV, EXCLUDE_KERNEL, FREQ,
+use crate::call::{
+    Attr, AttrMemory, LoggedCall, CLOCK_MONOTONIC_RAW, DISABLED, EXCLUDE_HV, EXCLUDE_KERNEL, FREQ,
     GROUP_MAX_SIBLINGS, HW_BREAKPOINT_LEN_8, HW_BREAKPOINT_W, PAGE, PERF_COUNT_HW_CPU_CYCLES,
     PERF_COUNT_SW_CPU_CLOCK, PERF_COUNT_SW_DUMMY, PERF_COUNT_SW_TASK_CLOCK, PERF_FLAG_FD_CLOEXEC,
     PERF_FORMAT_GROUP, PERF_FORMAT_ID, PERF_FORMAT_LOST, PERF_FORMAT_TOTAL_TIME_ENABLED,
     PERF_FORMAT_TOTAL_TIME_RUNNING, PERF_SAMPLE_IP, PERF_SAMPLE_TID, PERF_SAMPLE_TIME,
     PERF_TYPE_BREAKPOINT, PERF_TYPE_HARDWARE, RESERVED_1_BIT, USE_CLOCKID, WATERMARK,
 };
+use crate::caller::{close, hex, Caller, Ptr};
+use crate::system::{ioctl_with, uffd, Guarded};
 
 /// A watched variable for the breakpoint case.
 static BREAKPOINT_TARGET: AtomicU64 = AtomicU64::new(0);
@@ -406,7 +406,7 @@ pub(super) fn big_group(c: &mut Caller) -> Result<(), String> {
 }
 
 /// Per CPU, one thread pinned to it issuing a few calls.
-pub(super) fn per_cpu_cases(script: &'static str, script_id: u64, cpus: &[u32]) -> Vec<E2eRecord> {
+pub(super) fn per_cpu_cases(script: &'static str, script_id: u64, cpus: &[u32]) -> Vec<LoggedCall> {
     let handles: Vec<_> = cpus
         .iter()
         .enumerate()
