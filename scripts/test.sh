@@ -6,6 +6,7 @@
 #   --host   install the host packages; cargo fmt, clippy, test and doc (with
 #            the attr table checked against the pinned tree's uapi
 #            header); the fuzz targets checked and their seeds written;
+#            the two library crates packaged (cargo publish --dry-run);
 #            the shell scripts, linted; an SPDX line in every source
 #            file; the perf corpus's verdict scripts on written perf
 #            output; the regression report's KTAP and KCIDB output, read
@@ -172,6 +173,14 @@ fuzz_crate() {
 	return "$rc"
 }
 
+# The two crates others can depend on, packaged and built from their
+# packages alone as a registry would (`cargo publish --dry-run`: nothing is
+# uploaded). The tree as it is, committed or not.
+# shellcheck disable=SC2317 # called through step()
+publishable_crates() {
+	cargo publish --dry-run --locked --allow-dirty -p antinomie-abi -p antinomie-reader
+}
+
 step "host packages" scripts/install-deps.sh
 step "cargo fmt --check" cargo fmt --all --check
 step "cargo clippy -D warnings" cargo clippy --workspace --all-targets --locked -- -D warnings
@@ -179,6 +188,7 @@ step "cargo test (attr table against the pinned uapi header)" cargo_test
 step "cargo doc: the crates' documentation builds without warnings" \
 	env RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
 step "fuzz targets: built against the library, seeds written" fuzz_crate
+step "cargo publish --dry-run: antinomie-abi and antinomie-reader build from their packages" publishable_crates
 step "shellcheck" scripts/check-shell.sh
 step "SPDX: every source file names its licence" scripts/check-spdx.sh
 step "documents: the kernel series as it is" scripts/check-doc-refs.sh
