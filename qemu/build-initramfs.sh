@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # Build the guest's initramfs: busybox (static), our init and scenarios, the
-# static C helpers under qemu/guest/ and the workspace's guest binaries
-# (Rust, linked statically with +crt-static on the gnu target).
+# static C helpers under qemu/guest/, the benchmark's scenario and program
+# (qemu/bench/) and the workspace's guest binaries (Rust, linked statically
+# with +crt-static on the gnu target).
 #
 # usage: qemu/build-initramfs.sh [--out IMG] [EXTRA_DIR...]
 #   every EXTRA_DIR is copied over the image root (tests add their binaries)
@@ -40,6 +41,7 @@ for applet in $(/bin/busybox --list); do
 done
 install -m 0755 "$ANTINOMIE_ROOT/qemu/guest/init" "$root/init"
 install -m 0755 "$ANTINOMIE_ROOT"/qemu/scenarios/* "$root/scenarios/"
+install -m 0755 "$ANTINOMIE_ROOT/qemu/bench/scenario" "$root/scenarios/bench"
 install -D -m 0644 "$ANTINOMIE_ROOT/qemu/guest/capture.sh" "$root/lib/antinomie/capture.sh"
 # The corpus lists' helper scripts (qemu/corpus/*, the lists aside), on
 # the guest's PATH, as the lists' command lines name them.
@@ -60,7 +62,9 @@ printf '%s\n' root:x:0:0:root:/root:/bin/sh nobody:x:65534:65534:nobody:/:/bin/f
 printf '%s\n' root:x:0: nobody:x:65534: antinomie:x:1000: other:x:1001: >"$root/etc/group"
 
 stage "static C helpers (gcc -static)"
-for src in "$ANTINOMIE_ROOT"/qemu/guest/*.c; do
+# qemu/bench/ also holds the TCG plugin, a host library: only
+# antinomie-bench is the guest's.
+for src in "$ANTINOMIE_ROOT"/qemu/guest/*.c "$ANTINOMIE_ROOT/qemu/bench/antinomie-bench.c"; do
 	bin=$root/bin/$(basename "$src" .c)
 	gcc -static -O2 -Wall -Wextra -Werror -o "$bin" "$src" ||
 		die "gcc -static failed for $(basename "$src")"

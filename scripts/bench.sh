@@ -29,8 +29,8 @@
 #      per path, boots of capture off and capture on (and of the off
 #      kernel if counted; with --before-patch, of lossless mode on and the
 #      before kernel's capture on) with N calls and with N/10, under the
-#      insn-profile plugin (qemu/plugins/insn-profile.c);
-#      scripts/insn-profile.py charges every instruction to its kernel
+#      insn-profile plugin (qemu/bench/insn-profile.c);
+#      qemu/bench/insn-profile.py charges every instruction to its kernel
 #      function (System.map) and prints per function, per call, what
 #      capture on adds over capture off, capture off over the off kernel,
 #      the bench kernel's capture on over the before kernel's, and lossless
@@ -42,6 +42,9 @@
 #      under the insn-profile plugin; per function, per call, what the
 #      consumer adds, the reader's own instructions per reader function.
 # Prints the tables (Markdown) and keeps everything in the run directory.
+# What it runs is in qemu/bench/: the guest's scenario (scenario, booted as
+# bench) and program (antinomie-bench.c), the insn-profile plugin, the
+# plugins' builder and the table and profile scripts.
 #
 # usage: scripts/bench.sh [options]
 #   --calls N          timing calls per thread and cell (default 2000)
@@ -186,7 +189,7 @@ fi
 
 if [ -n "$table_only" ]; then
 	[ -d "$table_only" ] || die "no run directory $table_only"
-	python3 "$ANTINOMIE_ROOT/scripts/bench-table.py" "$table_only"
+	python3 "$ANTINOMIE_ROOT/qemu/bench/bench-table.py" "$table_only"
 	exit 0
 fi
 
@@ -220,9 +223,9 @@ if [ $skip_build -eq 0 ]; then
 		KERNEL_TEST_PATCH=$before_patch "$ANTINOMIE_ROOT/scripts/build-kernel.sh" bench >"$out/build-before.log" 2>&1 ||
 			die "scripts/build-kernel.sh bench with $before_patch failed: $(grep -m1 '^error:' "$out/build-before.log" || tail -n1 "$out/build-before.log")"
 	fi
-	stage "QEMU's insn plugin (scripts/build-insn-plugin.sh)"
-	"$ANTINOMIE_ROOT/scripts/build-insn-plugin.sh" >"$out/plugin.log" 2>&1 ||
-		die "scripts/build-insn-plugin.sh failed: $(grep -m1 '^error:' "$out/plugin.log" || tail -n1 "$out/plugin.log")"
+	stage "QEMU's insn plugin (qemu/bench/build-insn-plugin.sh)"
+	"$ANTINOMIE_ROOT/qemu/bench/build-insn-plugin.sh" >"$out/plugin.log" 2>&1 ||
+		die "qemu/bench/build-insn-plugin.sh failed: $(grep -m1 '^error:' "$out/plugin.log" || tail -n1 "$out/plugin.log")"
 	stage "the BPF contender (scripts/build-bpf-contender.sh)"
 	contender=$ANTINOMIE_CACHE/bpf-contender
 	"$ANTINOMIE_ROOT/scripts/build-bpf-contender.sh" "$contender" >"$out/bpf-contender.log" 2>&1 ||
@@ -237,7 +240,7 @@ if [ $skip_build -eq 0 ]; then
 else
 	need_cmd python3 size
 fi
-plugin=$("$ANTINOMIE_ROOT/scripts/build-insn-plugin.sh" 2>/dev/null | tail -n1)
+plugin=$("$ANTINOMIE_ROOT/qemu/bench/build-insn-plugin.sh" 2>/dev/null | tail -n1)
 [ -f "$plugin" ] || die "no insn plugin (run without --skip-build)"
 initrd=${image:-$ANTINOMIE_CACHE/initramfs/initramfs.cpio.gz}
 [ -f "$initrd" ] || die "no guest image at $initrd (run without --skip-build)"
@@ -413,11 +416,11 @@ if step profile; then
 	# TEST boots add per call and function over the BASE boots of path P.
 	compare() {
 		local p=$1 file=$2 title=$3 labels=$4 base=$5 base_map=$6 test=$7
-		python3 "$ANTINOMIE_ROOT/scripts/insn-profile.py" --map "$out/System.map" --base-map "$out/$base_map" \
+		python3 "$ANTINOMIE_ROOT/qemu/bench/insn-profile.py" --map "$out/System.map" --base-map "$out/$base_map" \
 			--labels "$labels" --calls "$profile_calls" --base-calls "$profile_base" --title "$title" \
 			"$out/profile-$base-$p-$profile_base.prof" "$out/profile-$base-$p-$profile_calls.prof" \
 			"$out/profile-$test-$p-$profile_base.prof" "$out/profile-$test-$p-$profile_calls.prof" \
-			>"$out/$file" || die "scripts/insn-profile.py failed on $file"
+			>"$out/$file" || die "qemu/bench/insn-profile.py failed on $file"
 		info "$title: $(sed -n 's/^Total added: //p' "$out/$file")"
 	}
 	for p in ${paths//,/ }; do
@@ -499,13 +502,13 @@ if step drain-profile; then
 	done
 	for pair in "${pairs[@]}"; do
 		read -r b c <<<"$pair"
-		python3 "$ANTINOMIE_ROOT/scripts/insn-profile.py" --map "$out/System.map" --labels "$b,$c" \
+		python3 "$ANTINOMIE_ROOT/qemu/bench/insn-profile.py" --map "$out/System.map" --labels "$b,$c" \
 			--calls $((4 * drain_calls)) --base-calls $((4 * drain_base)) --title "$loss_path, 4 threads: $c over $b" \
 			--program "$out/reader" --top 40 \
 			--program-bases="$(base_of "$b" "$drain_base"),$(base_of "$b" "$drain_calls"),$(base_of "$c" "$drain_base"),$(base_of "$c" "$drain_calls")" \
 			"$out/drain-$b-$drain_base.prof" "$out/drain-$b-$drain_calls.prof" \
 			"$out/drain-$c-$drain_base.prof" "$out/drain-$c-$drain_calls.prof" \
-			>"$out/drain-profile-$c.md" || die "scripts/insn-profile.py failed on $c"
+			>"$out/drain-profile-$c.md" || die "qemu/bench/insn-profile.py failed on $c"
 		info "$c: $(sed -n 's/^Total added: //p' "$out/drain-profile-$c.md")"
 	done
 fi
@@ -525,8 +528,8 @@ fi
 echo "load after: $(uptime)" >>"$out/run.txt"
 if [[ ",$steps," =~ ,(time-bench|time-off|insn|loss), ]]; then
 	stage "tables (also in $out/table.md)"
-	python3 "$ANTINOMIE_ROOT/scripts/bench-table.py" "$out" >"$out/table.md" ||
-		die "scripts/bench-table.py failed on $out"
+	python3 "$ANTINOMIE_ROOT/qemu/bench/bench-table.py" "$out" >"$out/table.md" ||
+		die "qemu/bench/bench-table.py failed on $out"
 	cat "$out/table.md"
 fi
 if step profile; then

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Print the capture-cost tables of a scripts/bench.sh run (Markdown).
 
-usage: scripts/bench-table.py RUN_DIR
+usage: qemu/bench/bench-table.py RUN_DIR
 
 RUN_DIR holds what bench.sh wrote: time-bench.log and time-off.log (the
 consoles of the timing boots), insn.tsv (one line per instruction-count

@@ -7,15 +7,15 @@
 # own apt configuration (as scripts/kernel-lib.sh fetches the kernel).
 # A plugin must be built against the qemu-plugin.h of the QEMU that loads it.
 #
-# Beside it, libinsn-profile.so from the repo's qemu/plugins/insn-profile.c
-# (instructions per guest address, for scripts/insn-profile.py).
+# Beside it, libinsn-profile.so from the repo's qemu/bench/insn-profile.c
+# (instructions per guest address, for qemu/bench/insn-profile.py).
 #
-# usage: scripts/build-insn-plugin.sh
+# usage: qemu/bench/build-insn-plugin.sh
 # Prints the path of libinsn.so as its last line. Use it as
 #   qemu-system-x86_64 ... -plugin PATH,inline=on -d plugin -D FILE
 # FILE then ends with "insns: N", the guest instructions executed by all
 # vCPUs from reset to exit.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../../scripts/lib.sh"
 
 need_cmd qemu-system-x86_64 dpkg-query apt-get dpkg-source gcc pkg-config
 pkg-config --exists glib-2.0 || die "glib-2.0 development files not found (run scripts/install-deps.sh)"
@@ -38,7 +38,7 @@ esac
 key=$(printf '%s' "$src_pkg-$src_ver" | tr ':~' '__')
 work=$ANTINOMIE_CACHE/qemu-plugin/$key
 so=$work/libinsn.so
-profile_src=$ANTINOMIE_ROOT/qemu/plugins/insn-profile.c
+profile_src=$ANTINOMIE_ROOT/qemu/bench/insn-profile.c
 profile_so=$work/libinsn-profile.so
 
 # build_plugin OUT SOURCE: one plugin against the installed QEMU's header.
@@ -53,7 +53,7 @@ build_plugin() {
 if [ -f "$so" ]; then
 	stage "insn plugin for $src_pkg $src_ver already built"
 	if [ ! "$profile_so" -nt "$profile_src" ]; then
-		stage "building libinsn-profile.so from qemu/plugins/insn-profile.c"
+		stage "building libinsn-profile.so from qemu/bench/insn-profile.c"
 		build_plugin "$profile_so" "$profile_src"
 	fi
 	echo "$so"

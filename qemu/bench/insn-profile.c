@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * insn-profile: a QEMU TCG plugin that counts the guest instructions
- * executed at every guest virtual address, for scripts/insn-profile.py to
+ * executed at every guest virtual address, for qemu/bench/insn-profile.py to
  * charge them to the kernel's functions (System.map).
  *
  * Each translated instruction gets an inline "add 1" to a counter owned by
@@ -14,7 +14,7 @@
  * address, decimal count) per address that ran, to QEMU's log
  * (-d plugin -D FILE).
  *
- * Built by scripts/build-insn-plugin.sh against the installed QEMU's
+ * Built by qemu/bench/build-insn-plugin.sh against the installed QEMU's
  * qemu-plugin.h.
  */
 #include <inttypes.h>

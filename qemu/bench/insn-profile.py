@@ -2,13 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Where capture's guest instructions go, per kernel function.
 
-usage: scripts/insn-profile.py --map System.map [--base-map System.map]
-                               --calls N [--base-calls N0] [--title T] [--top K]
-                               [--labels BASE,TEST]
-                               [--program ELF --program-bases B0,B,T0,T]
-                               BASE0 BASE TEST0 TEST
+usage: qemu/bench/insn-profile.py --map System.map [--base-map System.map]
+                                  --calls N [--base-calls N0] [--title T] [--top K]
+                                  [--labels BASE,TEST]
+                                  [--program ELF --program-bases B0,B,T0,T]
+                                  BASE0 BASE TEST0 TEST
 
-The four are logs of qemu/plugins/insn-profile.c ("insns: TOTAL", then
+The four are logs of qemu/bench/insn-profile.c ("insns: TOTAL", then
 "VADDR COUNT" per guest address) from boots of one kernel and image
 (scripts/bench.sh --steps profile): BASE with capture off, TEST with
 capture on, each once with N calls and once (BASE0, TEST0) with N0 (by
