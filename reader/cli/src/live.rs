@@ -190,12 +190,15 @@ pub(crate) fn capture(
             dev.set_watermark(bytes)?;
             tracing::info!("poll() watermark: {bytes} bytes");
             let print_nice = args.print_nice;
+            // Threads inherit their creator's nice value: raised before the
+            // drain thread and the spool are spawned, put back for this
+            // thread, which prints, once they run.
+            let own_nice = process::raise_own_priority(args.drain_nice);
             Mode::Follow {
                 waker: Box::new(dev.waker(Duration::from_millis(args.poll_timeout_ms), stop)?),
                 queue_bytes: args.queue_bytes,
-                // After the spawns: threads inherit their creator's nice value.
                 threads_started: Some(Box::new(move || {
-                    process::lower_own_priority(print_nice);
+                    process::lower_own_priority(own_nice, print_nice);
                     if let Some(started) = started {
                         started();
                     }
