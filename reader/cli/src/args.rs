@@ -361,19 +361,22 @@ pub(crate) struct LiveArgs {
     /// ring drops and counts them.
     #[arg(long, value_name = "BYTES", default_value_t = pipeline::DEFAULT_QUEUE_BYTES, help_heading = FOLLOW)]
     pub(crate) queue_bytes: usize,
-    /// In --follow mode, the nice value the drain thread (and the spool of
-    /// -w) asks for (-20 to 19), so that on a busy CPU emptying the rings,
-    /// which only copies, goes ahead of the traced tasks: a ring that waits
-    /// for its drain drops records. Below the reader's own nice value it
-    /// needs `CAP_SYS_NICE`; without it the drain stays at the reader's.
-    #[arg(long, value_name = "N", default_value_t = process::DEFAULT_DRAIN_NICE,
-          value_parser = clap::value_parser!(i32).range(-20..=19), allow_negative_numbers = true,
-          help_heading = FOLLOW)]
-    pub(crate) drain_nice: i32,
+    /// In --follow mode, run the drain thread (and the spool of -w) at nice
+    /// value N (-20 to 19) instead of the reader's own, as `perf record -r`
+    /// runs its reader at a real-time priority: a ring that waits for its
+    /// drain drops records, and a lower N lets the drain, which only copies,
+    /// go ahead of the traced tasks on a busy CPU (of those in its own
+    /// scheduling group: with the cgroup cpu controller on, a COMMAND's
+    /// cgroup is weighed apart). Below the reader's own value it needs
+    /// `CAP_SYS_NICE` or `RLIMIT_NICE`; refused, the drain stays at the
+    /// reader's, with a warning.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(i32).range(-20..=19),
+          allow_negative_numbers = true, help_heading = FOLLOW)]
+    pub(crate) drain_nice: Option<i32>,
     /// In --follow mode, how much higher the nice value of the thread that
     /// decodes and prints is than the reader's own (0-19), so that on a
-    /// busy CPU the traced tasks and draining the rings win over printing,
-    /// which the queue lets fall behind.
+    /// busy CPU draining the rings wins over printing, which the queue lets
+    /// fall behind.
     #[arg(long, value_name = "N", default_value_t = process::DEFAULT_PRINT_NICE,
           value_parser = clap::value_parser!(i32).range(0..=19), help_heading = FOLLOW)]
     pub(crate) print_nice: i32,

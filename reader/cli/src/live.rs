@@ -190,10 +190,7 @@ pub(crate) fn capture(
             dev.set_watermark(bytes)?;
             tracing::info!("poll() watermark: {bytes} bytes");
             let print_nice = args.print_nice;
-            // Threads inherit their creator's nice value: raised before the
-            // drain thread and the spool are spawned, put back for this
-            // thread, which prints, once they run.
-            let own_nice = process::raise_own_priority(args.drain_nice);
+            let own_nice = process::own_nice();
             Mode::Follow {
                 waker: Box::new(dev.waker(Duration::from_millis(args.poll_timeout_ms), stop)?),
                 queue_bytes: args.queue_bytes,
@@ -208,6 +205,14 @@ pub(crate) fn capture(
         None => Mode::Once,
     };
     let sink = line_sink(common, pmus.clone(), following, Some(realtime_offset_ns))?;
+    if following {
+        // Threads inherit their creator's nice value: set just before the
+        // drain thread and the spool are spawned, and put back for this
+        // thread, which prints, once they run (threads_started).
+        if let Some(nice) = args.drain_nice {
+            process::set_own_nice_for_drain(nice);
+        }
+    }
     let summary = with_counts(common, sink, |sink| {
         let mut assembler = Assembler::new(&cpus, window_ns, sink);
         if let Some(f) = filter {

@@ -13,16 +13,10 @@ use rustix::pipe::PipeFlags;
 use rustix::process::{Pid, Signal};
 use signal_hook::SigId;
 
-/// Default of `--drain-nice`: the drain thread runs at nice -10 when it
-/// may, which weighs about 9 times as much as a traced task at nice 0
-/// (the scheduler's weights for nice -10 and 0 are 9548 and 1024), so that
-/// a busy CPU gives it its turn sooner. It only copies what the kernel
-/// wrote, a few hundred instructions a call.
-pub(crate) const DEFAULT_DRAIN_NICE: i32 = -10;
-
 /// Default of `--print-nice`: the thread that merges, pairs and prints runs
-/// at nice +10 from the reader's own, below the traced tasks and the drain
-/// (the scheduler's weights for nice 0 and 10 are 1024 and 110).
+/// at nice +10 from the reader's own, where the drain thread stays unless
+/// `--drain-nice` moves it; the drain then weighs about 9 times as much on
+/// a busy CPU (the scheduler's weights for nice 0 and 10 are 1024 and 110).
 pub(crate) const DEFAULT_PRINT_NICE: i32 = 10;
 
 /// The signals that end a `--follow` run.
@@ -269,38 +263,36 @@ pub(crate) fn die_of(sig: i32) -> ExitCode {
     ExitCode::from(u8::try_from(128 + sig).unwrap_or(u8::MAX))
 }
 
-/// Lowers the calling thread's nice value to `nice`, if that is lower
-/// than its own: called before the drain thread and the spool are spawned,
-/// which inherit it. Lowering needs `CAP_SYS_NICE` (or `RLIMIT_NICE`);
-/// without it the thread keeps its own, which is not an error. Returns the
-/// nice value the thread had, which the printing thread's is counted from
-/// ([`lower_own_priority`]).
-pub(crate) fn raise_own_priority(nice: i32) -> i32 {
+/// The calling thread's nice value: the reader's own, before the drain
+/// thread's is set; the printing thread's counts from it. 0 if it cannot
+/// be read (with a warning).
+pub(crate) fn own_nice() -> i32 {
+    rustix::process::getpriority_process(Some(rustix::thread::gettid())).unwrap_or_else(|e| {
+        tracing::warn!("could not read the reader's nice value: {e}");
+        0
+    })
+}
+
+/// Sets the calling thread's nice value to `nice` (`--drain-nice`), just
+/// before the drain thread and the spool are spawned, which inherit it.
+/// Lowering it needs `CAP_SYS_NICE` or `RLIMIT_NICE`; refused, the thread
+/// keeps its own, with a warning: the run goes on.
+pub(crate) fn set_own_nice_for_drain(nice: i32) {
     let me = Some(rustix::thread::gettid());
-    let own = match rustix::process::getpriority_process(me) {
-        Ok(own) => own,
-        Err(e) => {
-            tracing::warn!("could not read the reader's nice value: {e}");
-            return 0;
-        }
-    };
-    if nice < own {
-        match rustix::process::setpriority_process(me, nice) {
-            Ok(()) => tracing::info!("draining at nice {nice}, the reader's own is {own}"),
-            Err(e) => {
-                tracing::info!("draining at nice {own}: nice {nice} needs CAP_SYS_NICE ({e})");
-            }
-        }
+    match rustix::process::setpriority_process(me, nice) {
+        Ok(()) => tracing::info!("draining at nice {nice}"),
+        Err(e) => tracing::warn!(
+            "--drain-nice {nice}: {e} (a lower nice value needs CAP_SYS_NICE or RLIMIT_NICE); draining at the reader's"
+        ),
     }
-    own
 }
 
 /// Sets the calling thread's nice value to `own + delta` (at most 19):
 /// called by the thread that merges, pairs and prints once the drain
 /// thread and the spool run, so that when the CPU is short (a busy
-/// machine, or a guest under single-threaded emulation) the traced tasks
-/// and draining win it over decoding and printing, which the queue lets
-/// fall behind and catch up. Linux keeps a nice value per thread, so the
+/// machine, or a guest under single-threaded emulation) draining wins it
+/// over decoding and printing, which the queue lets fall behind and catch
+/// up. Linux keeps a nice value per thread, so the
 /// drain thread and the spool stay as they were. Raising a nice value
 /// needs no privilege; failing to is not fatal.
 pub(crate) fn lower_own_priority(own: i32, delta: i32) {
@@ -318,65 +310,73 @@ pub(crate) fn lower_own_priority(own: i32, delta: i32) {
 
 #[cfg(test)]
 mod tests {
-    use super::{lower_own_priority, raise_own_priority};
-
-    fn nice_of_this_thread() -> i32 {
-        rustix::process::getpriority_process(Some(rustix::thread::gettid())).unwrap()
-    }
-
-    /// Whether this process holds `CAP_SYS_NICE` (bit 23 of `CapEff`).
-    fn may_lower_nice() -> bool {
-        let status = std::fs::read_to_string("/proc/self/status").unwrap();
-        let caps = status
-            .lines()
-            .find_map(|l| l.strip_prefix("CapEff:"))
-            .map(|v| u64::from_str_radix(v.trim(), 16).unwrap())
-            .unwrap();
-        caps & (1 << 23) != 0
-    }
+    use super::{lower_own_priority, own_nice, set_own_nice_for_drain};
 
     /// The nice value a thread spawned now starts with.
     fn nice_of_a_new_thread() -> i32 {
-        std::thread::spawn(nice_of_this_thread).join().unwrap()
+        std::thread::spawn(own_nice).join().unwrap()
+    }
+
+    /// Whether this thread may lower its nice value: tried on a scratch
+    /// thread (root in a user namespace holds `CAP_SYS_NICE` in `CapEff`, yet
+    /// may not; `RLIMIT_NICE` may let anyone).
+    fn may_lower_nice() -> bool {
+        std::thread::spawn(|| {
+            let me = Some(rustix::thread::gettid());
+            let own = own_nice();
+            own > -20 && rustix::process::setpriority_process(me, own - 1).is_ok()
+        })
+        .join()
+        .unwrap()
     }
 
     #[test]
-    fn the_drain_priority_is_what_threads_spawned_after_start_with() {
-        // On a thread of its own: a lowered nice value stays with it.
-        std::thread::spawn(|| {
-            let own = nice_of_this_thread();
+    fn the_drain_nice_is_what_threads_spawned_after_start_with() {
+        // On threads of their own: a nice value, once lowered or raised,
+        // stays with its thread.
+        let lower = may_lower_nice();
+        std::thread::spawn(move || {
+            let own = own_nice();
             let asked = (own - 2).max(-20);
-            assert_eq!(raise_own_priority(asked), own, "returns the thread's own");
-            // As root (CI), the lowered value; unprivileged, the thread's own.
-            let drain = if may_lower_nice() { asked } else { own };
-            assert_eq!(nice_of_this_thread(), drain, "this thread");
+            set_own_nice_for_drain(asked);
+            let drain = if lower { asked } else { own };
+            assert_eq!(own_nice(), drain, "this thread");
             assert_eq!(nice_of_a_new_thread(), drain, "a thread spawned after");
-            assert_eq!(raise_own_priority(19), drain, "a higher value leaves it");
-            assert_eq!(nice_of_this_thread(), drain);
+        })
+        .join()
+        .unwrap();
+        // A higher value needs no privilege: always honoured.
+        std::thread::spawn(|| {
+            let asked = (own_nice() + 3).min(19);
+            set_own_nice_for_drain(asked);
+            assert_eq!(own_nice(), asked, "this thread");
+            assert_eq!(nice_of_a_new_thread(), asked, "a thread spawned after");
         })
         .join()
         .unwrap();
     }
 
     #[test]
-    fn the_printing_priority_counts_from_the_readers_own_and_moves_this_thread_only() {
+    fn the_printing_nice_counts_from_the_readers_own_and_moves_this_thread_only() {
         // On threads of their own: a nice value cannot be lowered back
         // without privilege.
         std::thread::spawn(|| {
-            let own = nice_of_this_thread();
+            let current = own_nice();
             let (tx, rx) = std::sync::mpsc::channel();
             let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
             let other = std::thread::spawn(move || {
                 go_rx.recv().unwrap();
-                tx.send(nice_of_this_thread()).unwrap();
+                tx.send(own_nice()).unwrap();
             });
-            lower_own_priority(own, 3);
+            // A reader whose own value was 2 below this thread's (the
+            // drain's, here): the printer lands 1 above, not 3.
+            lower_own_priority(current - 2, 3);
             go_tx.send(()).unwrap();
             other.join().unwrap();
-            assert_eq!(nice_of_this_thread(), (own + 3).min(19), "this thread");
-            assert_eq!(rx.recv().unwrap(), own, "a thread spawned before");
-            lower_own_priority(own, 30);
-            assert_eq!(nice_of_this_thread(), 19, "capped at 19");
+            assert_eq!(own_nice(), (current + 1).min(19), "this thread");
+            assert_eq!(rx.recv().unwrap(), current, "a thread spawned before");
+            lower_own_priority(current, 30);
+            assert_eq!(own_nice(), 19, "capped at 19");
         })
         .join()
         .unwrap();
