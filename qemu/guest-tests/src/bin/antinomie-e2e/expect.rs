@@ -6,7 +6,7 @@
 use serde_json::{Map, Value};
 
 use crate::model::{self, AttrBytes, Outcome, Pmus, E2BIG};
-use crate::worklog::Work;
+use antinomie_workloads::log::LoggedCall;
 
 /// The keys of a call line, in order: the schema of `reader/README.md`.
 pub(crate) const CALL_KEYS: &[&str] = &[
@@ -91,7 +91,7 @@ pub(crate) struct Derived {
     pub(crate) kernel_model_errors: Vec<String>,
 }
 
-fn cpu_exp(w: &Work) -> Exp {
+fn cpu_exp(w: &LoggedCall) -> Exp {
     match w.pinned_cpu {
         Some(c) => Exp::Eq(Value::from(c)),
         None => Exp::Range(0, 4095),
@@ -104,7 +104,7 @@ fn opt<T: Into<Value>>(v: Option<T>) -> Value {
 
 #[allow(clippy::too_many_lines)]
 pub(crate) fn derive(
-    w: &Work,
+    w: &LoggedCall,
     state: State,
     maybe_lost: bool,
     pmus: &Pmus,

@@ -47,7 +47,7 @@ use std::time::Instant;
 use serde_json::{Map, Value};
 
 use crate::compare::Tally;
-use crate::worklog::Work;
+use antinomie_workloads::log::LoggedCall;
 use checks::{
     check_bad_filters, check_field_list, check_fields, check_live, check_scenarios, reader_fields,
     Reader,
@@ -78,7 +78,7 @@ pub struct Args<'a> {
 struct Call {
     /// The kernel's call id, as the reader's unfiltered output shows it.
     id: u64,
-    work: Work,
+    work: LoggedCall,
     /// The expected JSON line: the model's values, and the reader's for
     /// the keys the model bounds (times, durations, unpinned CPUs, ids).
     line: Map<String, Value>,

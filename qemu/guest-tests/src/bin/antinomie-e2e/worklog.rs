@@ -1,59 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! The workload's log as the comparator reads it: one [`Work`] per call
+//! The workload's log as the comparator reads it: one [`LoggedCall`] per call
 //! `antinomie-workload` made, found again by the tag in argument word 5.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
+use antinomie_workloads::log::LoggedCall;
 use serde_json::{Map, Value};
-
-/// One line of `antinomie-workload`'s end-to-end log.
-#[derive(Debug, Clone, Deserialize)]
-#[allow(dead_code)]
-pub(crate) struct Work {
-    pub(crate) script: String,
-    pub(crate) case: String,
-    pub(crate) thread: u32,
-    pub(crate) seq: u32,
-    pub(crate) pid: i32,
-    pub(crate) tid: i32,
-    pub(crate) pinned_cpu: Option<u32>,
-    pub(crate) cpu_before: i32,
-    pub(crate) cpu_after: i32,
-    pub(crate) args: [u64; 6],
-    pub(crate) attr: Option<WorkAttr>,
-    pub(crate) time_before_ns: u64,
-    pub(crate) time_after_ns: u64,
-    pub(crate) ret: i64,
-    pub(crate) errno: Option<i32>,
-    pub(crate) required_size: Option<u32>,
-    pub(crate) size_after: Option<u32>,
-    pub(crate) cloexec: Option<bool>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[allow(dead_code)]
-pub(crate) struct WorkAttr {
-    pub(crate) hex: String,
-    pub(crate) readable: usize,
-    pub(crate) page_offset: usize,
-}
 
 /// The workload's calls, from one or more logs.
 pub(crate) struct Works {
-    pub(crate) calls: Vec<Work>,
+    pub(crate) calls: Vec<LoggedCall>,
     /// Each call's index by the tag in its argument word 5.
     pub(crate) by_tag: HashMap<u64, usize>,
 }
 
 impl Works {
     pub(crate) fn read(paths: &[PathBuf]) -> Result<Works, String> {
-        let mut calls: Vec<Work> = Vec::new();
+        let mut calls: Vec<LoggedCall> = Vec::new();
         let mut by_tag = HashMap::new();
         for path in paths {
             for record in read_jsonl(path)? {
-                let work: Work = serde_json::from_value(record)
+                let work: LoggedCall = serde_json::from_value(record)
                     .map_err(|e| format!("{}: {e}", path.display()))?;
                 if by_tag.insert(work.args[5], calls.len()).is_some() {
                     return Err(format!("two workload calls carry tag {:#x}", work.args[5]));
@@ -68,7 +36,7 @@ impl Works {
     /// or, for an EXIT without ENTRY, the first call not yet `taken` with
     /// the same thread and return value.
     pub(crate) fn index_of(
-        calls: &[Work],
+        calls: &[LoggedCall],
         by_tag: &HashMap<u64, usize>,
         line: &Map<String, Value>,
         free: impl Fn(usize) -> bool,

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! A call as every script of `antinomie-workload` makes and logs it: the
-//! constants of the pinned 6.12.94 uapi the scripts use, the attr builder
-//! ([`Attr`]), and the JSON line each call is logged as ([`LoggedCall`],
-//! [`AttrMemory`]), which the comparator (`antinomie-e2e`) derives what
-//! Antinomie must have recorded from.
+//! A call as every script of `antinomie-workload` makes it: the constants
+//! of the pinned 6.12.94 uapi the scripts use and the attr builder
+//! ([`Attr`]). The JSON line each call is logged as ([`LoggedCall`]) is
+//! the library's, which the comparator (`antinomie-e2e`) reads.
 
-use serde::Serialize;
+/// The logged line, shared with the comparator that reads it.
+pub(crate) use antinomie_workloads::log::{AttrMemory, LoggedCall};
 
 pub(crate) const PAGE: usize = 4096;
 /// `sizeof(struct perf_event_attr)` in the pinned 6.12.94 uapi.
@@ -43,63 +43,6 @@ pub(crate) const RESERVED_1_BIT: u64 = 1 << 38;
 
 /// The most siblings the `E2BIG` group recipe adds before giving up.
 pub(crate) const GROUP_MAX_SIBLINGS: usize = 1000;
-
-/// One call as issued and its outcome: a line of the workload's output.
-#[derive(Debug, Clone, Serialize)]
-pub(crate) struct LoggedCall {
-    /// The script that made the call.
-    pub(crate) script: &'static str,
-    /// What the call tests.
-    pub(crate) case: String,
-    /// The workload's thread number (0: the main thread).
-    pub(crate) thread: u32,
-    /// The call's position among this thread's calls, from 0.
-    pub(crate) seq: u32,
-    /// `getpid()`.
-    pub(crate) pid: i32,
-    /// `gettid()`.
-    pub(crate) tid: i32,
-    /// The CPU the thread is pinned to, if it could pin itself.
-    pub(crate) pinned_cpu: Option<u32>,
-    /// `sched_getcpu()` just before the call.
-    pub(crate) cpu_before: i32,
-    /// `sched_getcpu()` just after it.
-    pub(crate) cpu_after: i32,
-    /// The six raw argument words as passed (ints sign-extended); word 5
-    /// is the call's tag.
-    pub(crate) args: [u64; 6],
-    /// The attr pointee; `None` for a NULL pointer.
-    pub(crate) attr: Option<AttrMemory>,
-    /// `CLOCK_MONOTONIC` just before the call.
-    pub(crate) time_before_ns: u64,
-    /// `CLOCK_MONOTONIC` just after it.
-    pub(crate) time_after_ns: u64,
-    /// The raw return value: a new fd, or `-errno`.
-    pub(crate) ret: i64,
-    /// The errno of a failed call.
-    pub(crate) errno: Option<i32>,
-    /// After `E2BIG`: the `u32` at offset 4 (`attr.size`) read back, when
-    /// those bytes are readable.
-    pub(crate) required_size: Option<u32>,
-    /// The `u32` at offset 4 after the call, whatever the result, when
-    /// readable (the kernel writes it only on `E2BIG` from its size checks).
-    pub(crate) size_after: Option<u32>,
-    /// For a new fd: whether `FD_CLOEXEC` is set on it.
-    pub(crate) cloexec: Option<bool>,
-}
-
-/// The memory `attr_uptr` points to, as it was when the call was made.
-#[derive(Debug, Clone, Serialize)]
-pub(crate) struct AttrMemory {
-    /// Every readable byte from the pointer up to the unmapped guard page,
-    /// in hex, as they were at the call.
-    pub(crate) hex: String,
-    /// How many bytes are readable from the pointer: the guard page starts
-    /// exactly there.
-    pub(crate) readable: usize,
-    /// `attr_uptr & 4095`.
-    pub(crate) page_offset: usize,
-}
 
 /// An attr under construction: bytes, with helpers for the members used.
 #[derive(Debug, Clone)]

@@ -168,7 +168,7 @@ impl Caller {
             fl >= 0 && fl & libc::FD_CLOEXEC != 0
         });
         self.records.push(LoggedCall {
-            script: self.script,
+            script: self.script.to_owned(),
             case: case.to_owned(),
             thread: self.thread,
             seq: self.seq,

@@ -65,7 +65,7 @@
 //! breakpoint); kprobes are on `do_sys_open`, at its entry or an
 //! instruction boundary.
 //!
-//! Each call is logged as the e2e scripts log theirs (`workload::LoggedCall`,
+//! Each call is logged as the e2e scripts log theirs (`antinomie_workloads::log::LoggedCall`,
 //! script `decisions`, case `NAME` or `NAME/STEP`), one JSON line on
 //! stdout as it is made; a summary line (calls, successes, results by
 //! errno) goes to stderr at the end. Exit status 0 whenever the walk

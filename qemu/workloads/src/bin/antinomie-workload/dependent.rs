@@ -26,7 +26,7 @@
 //! results but the rounds themselves do not: after a changed result the
 //! two runs make other calls for the rest of that round only.
 //!
-//! Each call is logged as the e2e scripts log theirs (`workload::LoggedCall`,
+//! Each call is logged as the e2e scripts log theirs (`antinomie_workloads::log::LoggedCall`,
 //! script `dependent`; its tag names the thread and the call's position in
 //! the thread), streamed to stdout as it is made. Every attr has `disabled`
 //! set, so nothing counts; every fd is closed by the end of its round.
@@ -136,7 +136,7 @@ impl Thread<'_> {
         self.calls += 1;
         self.succeeded += usize::from(ret >= 0);
         let rec = self.caller.records.last().expect("a call was logged");
-        let line = serde_json::to_string(rec).expect("an LoggedCall always serializes");
+        let line = serde_json::to_string(rec).expect("a LoggedCall always serializes");
         self.alive = self.lines.send(line).is_ok();
         ret
     }

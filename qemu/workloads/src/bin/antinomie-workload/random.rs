@@ -58,7 +58,7 @@
 //! `PERF_FLAG_PID_CGROUP` (it would take pid as an fd of this process); no
 //! thread writes the attr during a call.
 //!
-//! Each call is logged as the e2e scripts log theirs (`workload::LoggedCall`,
+//! Each call is logged as the e2e scripts log theirs (`antinomie_workloads::log::LoggedCall`,
 //! script `random`), streamed to stdout as it is made, so memory stays
 //! bounded whatever N.
 
@@ -545,7 +545,7 @@ fn thread_calls(
     let mut log = |c: &mut Caller, ret: i64| {
         ok += usize::from(ret >= 0);
         let rec = c.records.pop().expect("a call was logged");
-        let line = serde_json::to_string(&rec).expect("an LoggedCall always serializes");
+        let line = serde_json::to_string(&rec).expect("a LoggedCall always serializes");
         lines.send(line).is_ok()
     };
     if calls == 0 {

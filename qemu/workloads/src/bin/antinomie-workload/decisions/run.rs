@@ -327,7 +327,7 @@ impl Runner<'_> {
             None => close(rec.ret),
         }
         self.tally.add(&rec);
-        let line = serde_json::to_string(&rec).expect("an LoggedCall always serializes");
+        let line = serde_json::to_string(&rec).expect("a LoggedCall always serializes");
         writeln!(self.out, "{line}").ok()
     }
 
