@@ -44,6 +44,13 @@ while [ $# -gt 0 ]; do
 	shift
 done
 need_cmd jq
+# Every change's run needs the reader and the guest's programs: built
+# once here, or each change would only say it could not test.
+stage "the guest's programs (qemu/build-initramfs.sh)"
+mkdir -p "$ANTINOMIE_CACHE/check-changes-image"
+"$ANTINOMIE_ROOT/qemu/build-initramfs.sh" --out "$ANTINOMIE_CACHE/check-changes-image/initramfs.cpio.gz" \
+	>"$ANTINOMIE_CACHE/check-changes-image.log" 2>&1 </dev/null ||
+	die "building the guest's programs failed (see $ANTINOMIE_CACHE/check-changes-image.log)"
 [ ${#changes[@]} -gt 0 ] || changes=("$ANTINOMIE_ROOT"/scripts/tests/regression/changes/*.patch)
 [ "$contexts" != all ] || contexts=$(IFS=, && echo "${ALL_CONTEXTS[*]}")
 IFS=, read -r -a wanted <<<"$contexts"

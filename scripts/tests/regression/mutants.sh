@@ -58,6 +58,13 @@ need_cmd python3 jq
 stage "the normal kernel, whose instrumented sources the mutants change"
 "$ANTINOMIE_ROOT/scripts/build-kernel.sh" normal >"$ANTINOMIE_CACHE/mutants-build.log" 2>&1 </dev/null ||
 	die "building the normal kernel failed (see $ANTINOMIE_CACHE/mutants-build.log)"
+# Every mutant's run needs the reader and the guest's programs: built
+# once here, or each mutant would only say it could not test.
+stage "the guest's programs (qemu/build-initramfs.sh)"
+mkdir -p "$ANTINOMIE_CACHE/mutants-image"
+"$ANTINOMIE_ROOT/qemu/build-initramfs.sh" --out "$ANTINOMIE_CACHE/mutants-image/initramfs.cpio.gz" \
+	>"$ANTINOMIE_CACHE/mutants-image.log" 2>&1 </dev/null ||
+	die "building the guest's programs failed (see $ANTINOMIE_CACHE/mutants-image.log)"
 sources=$ANTINOMIE_CACHE/kernels/normal/coverage
 [ -d "$sources" ] || die "$sources is missing: the normal kernel has no gcov (kconfig/coverage.config)"
 table=$out/table.txt
