@@ -198,16 +198,8 @@ if [ $((rc % 2)) -ne 1 ] || [ "$rc" -lt 3 ]; then
 fi
 guest_rc=$(((rc >> 1) - 1))
 
-# Any kernel splat fails the run, whatever the scenario said. KASAN, KFENCE,
-# lockdep, might_sleep and hung-task reports all start with one of these.
-# A fault the kselftest or the campaign injects on purpose (fail-nth,
-# debug kernel) is reported with a stack dump too: "FAULT_INJECTION:
-# forcing a failure.", then the dump up to its "</TASK>"; those dumps are
-# not splats. Threads on several CPUs interleave theirs, so they are
-# counted open and closed.
-splat=$(awk '/FAULT_INJECTION: forcing a failure/ { open++ }
-	!open { print } open && /<\/TASK>/ { open-- }' <<<"$clean" |
-	grep -m1 -E '^(BUG: |WARNING: |UBSAN: |Oops|general protection fault|Kernel panic|INFO: task |.*\[ cut here \]|Call Trace:)' || true)
+# Any kernel splat fails the run, whatever the scenario said.
+splat=$(kernel_reports "$log" | sed -n "1s/^[0-9]*://p")
 [ -n "$splat" ] && fail "kernel splat in the console: $splat"
 
 # KUnit: parse the KTAP the kernel printed (printk lines, which carry a

@@ -65,6 +65,23 @@ die() {
 	exit 1
 }
 
+# kernel_reports LOG: where the kernel reports a failure of its own in
+# the console log LOG, one "N:LINE" per line (N the line's number in LOG,
+# LINE without its "[    1.234567] " stamp): a panic, BUG, WARNING,
+# UBSAN, Oops, a general protection fault, a hung task, an RCU stall, a
+# "cut here" marker or a call trace. KASAN, KFENCE, lockdep, might_sleep
+# and hung-task reports all start with one of these. A fault injected on
+# purpose (fail-nth, the debug kernel's campaign) is reported with a
+# stack dump too: "FAULT_INJECTION: forcing a failure.", then the dump up
+# to its "</TASK>"; those dumps are not reports. Threads on several CPUs
+# interleave theirs, so they are counted open and closed.
+kernel_reports() {
+	sed -e 's/\r$//' -e 's/^\[ *[0-9]*\.[0-9]*\] //' "$1" |
+		awk '/FAULT_INJECTION: forcing a failure/ { open++ }
+		!open && /^(BUG: |WARNING: |UBSAN: |Oops|general protection fault|Kernel panic|INFO: task |rcu: INFO: |.*\[ cut here \]|Call Trace:)/ { print NR ":" $0 }
+		open && /<\/TASK>/ { open-- }'
+}
+
 need_cmd() {
 	local c
 	for c in "$@"; do
