@@ -29,6 +29,18 @@
       (regress_attribution.py): the reruns' results (--a, --b), their
       kprobe traces and reader diff's JSON (--diffs/NAME/CONTEXT/diff.json)
       of the runs of --runs. Writes --out (attribution.json).
+  splat --runs FILE --run RUN --console LOG --reports FILE
+        [--rerun-console LOG [--rerun-reports FILE]] --out FILE
+      The changed kernel reported a failure of its own (--reports: the
+      lines of its console --console where it did, as regress.sh's
+      kernel_reports gives them) in a boot in which the baseline ran every
+      run; RUN ("NAME CONTEXT", or "" when the report came outside every
+      run) is the run it was in, which a second boot of both kernels ran
+      alone (--rerun-console; --rerun-reports when the changed kernel
+      reported a failure there too). Writes --out, a compare.json: RUN is
+      "splat" when both boots of the changed kernel reported a failure in
+      it, else "error" (could not test); every other run "error", not
+      compared, as the changed kernel's boot handed back no results.
   report --first FILE [--rerun FILE] [--coverage FILE] [--attribution FILE]
          --meta FILE --out DIR
       The report of a regress.sh run: a difference of --first counts only
@@ -54,6 +66,10 @@ from xml.sax.saxutils import escape, quoteattr
 import regress_attribution
 import regress_coverage
 
+# The outcomes that are a change: a confirmed difference, and a changed
+# kernel that reported a failure of its own in a run, twice, which the
+# baseline ran to the end.
+CHANGED_OUTCOMES = ("differ", "splat")
 # How many decoded differing calls the summary shows per run.
 FIRST_DIFFERENCES = 5
 # reader diff's kinds that say only that the two runs' calls had different
@@ -61,6 +77,9 @@ FIRST_DIFFERENCES = 5
 INPUT_ONLY_KINDS = {"input"}
 # How many of the program's changed verdict lines a report shows per run.
 VERDICT_CHANGES_SHOWN = 20
+# How many lines of a kernel's console, from its first report of a
+# failure on, a report shows (an RCU stall's report and its panic).
+KERNEL_REPORT_LINES = 40
 
 
 def side_problem(d: Path) -> str | None:
@@ -175,6 +194,68 @@ def cmd_compare(args) -> int:
     return 0
 
 
+def kernel_report(console: Path, reports: Path) -> tuple[str, list[str]]:
+    """What a kernel said of its failure: the line that names it (its
+    panic's, else its first report's) and its console from the first
+    report on (KERNEL_REPORT_LINES lines, without their stamps)."""
+    found = [l.split(":", 1) for l in reports.read_text().splitlines() if ":" in l]
+    if not found:
+        raise SystemExit(f"{reports}: no report of a failure")
+    reason = next((text for _, text in found if text.startswith("Kernel panic")), found[0][1])
+    first = int(found[0][0])
+    lines = console.read_text(errors="replace").splitlines()[first - 1 : first - 1 + KERNEL_REPORT_LINES]
+    return reason, [re.sub(r"^\[ *[0-9]+\.[0-9]+\] ", "", l.rstrip("\r")) for l in lines]
+
+
+def cmd_splat(args) -> int:
+    reason, excerpt = kernel_report(Path(args.console), Path(args.reports))
+    run = tuple(args.run.split()) if args.run.strip() else None
+    if run is None:
+        where = "outside every run"
+        verdict = {
+            "outcome": "error",
+            "reason": f"the changed kernel reported a failure of its own {where} ({reason}): could not test",
+        }
+    else:
+        where = f"running {run[0]} as {run[1]}"
+        if args.rerun_reports:
+            again, _ = kernel_report(Path(args.rerun_console), Path(args.rerun_reports))
+            verdict = {
+                "outcome": "splat",
+                "reason": f"the changed kernel reported a failure of its own {where} ({reason}), and again "
+                f"when it ran alone ({again}); the baseline kernel ran it to the end both times",
+                "kernel_report": excerpt,
+            }
+        else:
+            verdict = {
+                "outcome": "error",
+                "reason": f"the changed kernel reported a failure of its own {where} ({reason}), but not "
+                "when it ran alone: could not test",
+                "kernel_report": excerpt,
+            }
+    results = []
+    for line in Path(args.runs).read_text().splitlines():
+        if not line.strip():
+            continue
+        name, context = line.split()
+        if (name, context) == run:
+            results.append({"workload": name, "context": context, **verdict})
+        elif run is None:
+            # The console once, on the first run.
+            shown = {"kernel_report": excerpt} if not results else {}
+            results.append({"workload": name, "context": context, **verdict, **shown})
+        else:
+            results.append({
+                "workload": name,
+                "context": context,
+                "outcome": "error",
+                "reason": f"not compared: the changed kernel reported a failure of its own {where}, "
+                "and its boot handed back no results",
+            })
+    Path(args.out).write_text(json.dumps(results, indent=1) + "\n")
+    return 0
+
+
 def differing_calls(r: dict) -> int:
     return r.get("calls", {}).get("differing", 0)
 
@@ -188,6 +269,8 @@ def run_details(r: dict) -> list[str]:
     not test, or its differing calls and changed verdict lines."""
     if r["outcome"] == "error":
         return [f"could not test: {r['reason']}"]
+    if r["outcome"] == "splat":
+        return [r["reason"], "the changed kernel's console:"] + ["  " + l for l in r["kernel_report"]]
     if r["outcome"] not in ("differ", "not-reproducible"):
         return []
     head = f"{differing_calls(r)} of {r['calls']['a']} calls differ ({kinds_text(r)})"
@@ -219,8 +302,9 @@ def write_ktap(path: Path, headline: str, meta: dict, runs: list[dict]) -> None:
     parser reads nesting only from "# "-prefixed lines: either would keep
     the workload's result and lose which context changed.
 
-    Outcomes: equal is "ok", a confirmed difference "not ok", each with
-    its details as diagnostic lines just before the result line, where
+    Outcomes: equal is "ok", a confirmed difference or a splat "not ok",
+    each with its details (a splat's: the kernel's report) as diagnostic
+    lines just before the result line, where
     ktap.rst puts a test's diagnostics. Not reproducible is "ok": the
     report counts it as no difference, and no directive says that (SKIP
     would say it did not run, XFAIL and TODO that a failure is expected);
@@ -244,7 +328,7 @@ def write_ktap(path: Path, headline: str, meta: dict, runs: list[dict]) -> None:
     for n, r in enumerate(runs, 1):
         name = f"{r['workload']}.{r['context']}"
         lines += [f"# {name}: {l}" if i == 0 else f"# {l}" for i, l in enumerate(run_details(r))]
-        if r["outcome"] == "differ":
+        if r["outcome"] in CHANGED_OUTCOMES:
             lines.append(f"not ok {n} {name}")
         elif r["outcome"] == "error":
             lines.append(f"ok {n} {name} # SKIP")
@@ -262,7 +346,7 @@ KCIDB_ORIGIN = "antinomie"
 # unknown": KCIDB keeps it apart from FAIL and from SKIP (a test that
 # does not apply, which no run of the corpus is), where KTAP has only
 # SKIP for it. Not reproducible passes, as in the report.
-KCIDB_STATUS = {"equal": "PASS", "not-reproducible": "PASS", "differ": "FAIL", "error": "ERROR"}
+KCIDB_STATUS = {"equal": "PASS", "not-reproducible": "PASS", "differ": "FAIL", "splat": "FAIL", "error": "ERROR"}
 # The longest log_excerpt the schema allows.
 KCIDB_EXCERPT_MAX = 16384
 
@@ -366,7 +450,8 @@ def cmd_report(args) -> int:
             r["outcome"], r["reason"] = "error", "the rerun could not test: " + again["reason"]
         if r["outcome"] == "differ":
             r.setdefault("shown", "first")
-    changed = sum(r["outcome"] == "differ" for r in runs)
+    changed = sum(r["outcome"] in CHANGED_OUTCOMES for r in runs)
+    splats = sum(r["outcome"] == "splat" for r in runs)
     errors = sum(r["outcome"] == "error" for r in runs)
     coverage = json.loads(Path(args.coverage).read_text()) if args.coverage else None
     attribution = json.loads(Path(args.attribution).read_text()) if args.attribution else {}
@@ -401,6 +486,8 @@ def cmd_report(args) -> int:
     )
     if result == "not-reached":
         headline += "; the corpus executed none of the change's lines"
+    if splats:
+        headline += f"; in {splats} of them the changed kernel reported a failure of its own"
     change = regress_coverage.change_lines(coverage) if coverage else []
     lines = [
         headline,
@@ -443,6 +530,9 @@ def cmd_report(args) -> int:
             if "attribution" in r:
                 lines += ["   " + l for l in regress_attribution.summary_lines(r["attribution"])]
             lines.append(f"   full reports: {shown}/{r['workload']}/{r['context']}/diff.txt, diff.json")
+        if r.get("kernel_report"):
+            lines.append("   the changed kernel's console (runs/changed/console.log):")
+            lines += ["   " + l for l in r["kernel_report"]]
     if coverage:
         lines += [""] + regress_coverage.summary_lines(coverage)
     (out / "summary.txt").write_text("\n".join(lines) + "\n")
@@ -454,6 +544,9 @@ def cmd_report(args) -> int:
             msg = f"{differing_calls(r)} calls differ ({kinds_text(r)}); {len(r['verdict_changes'])} verdict lines differ"
             body = "\n".join(r["first_differences"] + r["verdict_changes"][:VERDICT_CHANGES_SHOWN])
             cases.append(f"{name}><failure message={quoteattr(msg)}>{escape(body)}</failure></testcase>")
+        elif r["outcome"] == "splat":
+            body = "\n".join(r["kernel_report"])
+            cases.append(f"{name}><failure message={quoteattr(r['reason'])}>{escape(body)}</failure></testcase>")
         elif r["outcome"] == "error":
             cases.append(f"{name}><error message={quoteattr(r['reason'])}/></testcase>")
         else:
@@ -516,6 +609,11 @@ def main() -> int:
     a = sub.add_parser("attribute")
     for o in ("--reader", "--a", "--b", "--diffs", "--runs", "--out"):
         a.add_argument(o, required=True)
+    k = sub.add_parser("splat")
+    for o in ("--runs", "--run", "--console", "--reports", "--out"):
+        k.add_argument(o, required=True)
+    k.add_argument("--rerun-console")
+    k.add_argument("--rerun-reports")
     r = sub.add_parser("report")
     r.add_argument("--first", required=True)
     r.add_argument("--rerun")
@@ -529,6 +627,7 @@ def main() -> int:
         "coverage": cmd_coverage,
         "functions": cmd_functions,
         "attribute": cmd_attribute,
+        "splat": cmd_splat,
         "report": cmd_report,
     }
     return commands[args.cmd](args)

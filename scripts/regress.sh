@@ -79,11 +79,15 @@
 # results per workload/context: trace, stdout, stderr, status, capture
 # summary), diffs/ (reader diff's text and JSON per workload/context) and
 # the kernel build logs. Format: docs/design.md, "Regression testing".
-# Exit status: 0 no behaviour change, 1 changed, 2 not reached (no
+# Exit status: 0 no behaviour change, 1 changed (a confirmed difference,
+# or a changed kernel that reported a failure of its own, a panic, an
+# Oops, a stall, a WARNING, in a run the baseline ran to the end, and
+# again when that run was booted alone), 2 not reached (no
 # behaviour change, but the change's lines are all in gcov-instrumented
 # sources and the corpus executed none of them: the comparison says
 # nothing of it), 125 could not test (a build, a boot or a capture
-# failed, a capture lost records, a context could not be set up), so
+# failed, a capture lost records, a context could not be set up, the
+# baseline kernel reported a failure), so
 # that `git bisect run` can drive it (a --tree's changed files are not
 # known, so it never gets 2):
 #   cd TREE && git bisect start BAD GOOD &&
@@ -186,7 +190,7 @@ trap 'rm -rf "$work"' EXIT
 # the function rerun_differing, which makes them, when they are "-"),
 # then the report; exits with the report's status.
 compare_report() {
-	local runs_a=$1 runs_b=$2 rerun_a=$3 rerun_b=$4 desc_a=$5 kernel_a=$6 desc_b=$7 kernel_b=$8 rc=0
+	local runs_a=$1 runs_b=$2 rerun_a=$3 rerun_b=$4 desc_a=$5 kernel_a=$6 desc_b=$7 kernel_b=$8
 	local rerun=()
 	stage "comparing $(wc -l <"$work/runs") runs: reader diff and the programs' verdicts"
 	python3 "$ANTINOMIE_ROOT/scripts/regress-report.py" compare --reader "$reader" \
@@ -234,13 +238,22 @@ compare_report() {
 		warn "reading the runs' coverage failed: the report has none ($(tail -n 1 "$out/coverage.log"))"
 		coverage=()
 	fi
+	write_report "$desc_a" "$kernel_a" "$desc_b" "$kernel_b" "${rerun[@]}" "${coverage[@]}"
+}
+
+# write_report DESC_A KERNEL_A DESC_B KERNEL_B [REPORT_ARGS...]: the
+# report of $out/diffs/compare.json (regress-report.py report, with
+# REPORT_ARGS), shown; exits with its status.
+write_report() {
+	local desc_a=$1 kernel_a=$2 desc_b=$3 kernel_b=$4 rc=0
+	shift 4
 	jq -n --arg ka "$kernel_a" --arg kb "$kernel_b" --arg da "$desc_a" --arg db "$desc_b" \
 		--arg seed "$seed" --arg contexts "$contexts" --args \
 		'{baseline: {kernel: $da, bzImage: $ka}, changed: {kernel: $db, bzImage: $kb},
 		  seed: ($seed | tonumber), contexts: ($contexts | split(",")), corpus: $ARGS.positional}' \
 		"${corpora[@]}" >"$out/meta.json"
 	python3 "$ANTINOMIE_ROOT/scripts/regress-report.py" report --first "$out/diffs/compare.json" \
-		"${rerun[@]}" "${coverage[@]}" --meta "$out/meta.json" --out "$out" || rc=$?
+		"$@" --meta "$out/meta.json" --out "$out" || rc=$?
 	case $rc in 0 | 1 | 2 | 125) ;; *) die "writing the report failed (exit $rc)" ;; esac
 	stage "report: $out/summary.txt, report.json, junit.xml, report.ktap, kcidb.json"
 	sed 's/^/    /' "$out/summary.txt"
@@ -429,11 +442,12 @@ run_corpus() {
 	"$ANTINOMIE_ROOT/qemu/build-initramfs.sh" --out "$work/$label.cpio.gz" "$extra" "$selftests" "${image_dirs[@]}" \
 		>"$work/initramfs-$label.log" 2>&1 || { tail -n 5 "$work/initramfs-$label.log" >&2; die "building the guest image failed"; }
 	stage "booting the $label kernel: the corpus, one boot"
-	# A change that makes a call loop forever in the kernel stalls RCU:
-	# panicking then ends the boot within the stall timeout (21 s), with
-	# the stall's report, instead of at the boot's time limit, hours on.
+	# A change that makes a call loop forever in the kernel stalls RCU,
+	# and one that oopses may leave a lock held: panicking then ends the
+	# boot within the stall timeout (21 s), or at once, with the kernel's
+	# report, instead of at the boot's time limit, hours on.
 	guest_run_collect "$kernel" "$work/$label.cpio.gz" corpus "$out/runs/$label" \
-		$((600 + $(wc -l <"$entries") * entry_timeout)) 2G 4G "sysctl.kernel.panic_on_rcu_stall=1"
+		$((600 + $(wc -l <"$entries") * entry_timeout)) 2G 4G "sysctl.kernel.panic_on_rcu_stall=1 oops=panic"
 	grep -a '^corpus: ' "$out/runs/$label/console.log" | tail -n 1 | sed 's/^/    /'
 }
 
@@ -441,39 +455,60 @@ run_corpus() {
 # (label baseline-SUFFIX, or baseline with no SUFFIX) and of the changed
 # kernel at once: QEMU runs a TCG guest on one host thread, and the two
 # boots share nothing. Each one's output is shown once both have ended.
-# A boot that fails stops the other, whose result no longer matters; an
+# A changed kernel that reports a failure of its own in its console (a
+# panic, an Oops, an RCU stall, a WARNING: kernel_reports) while the
+# baseline runs ENTRIES to the end is a finding, not a failure of this
+# command: boot_splat is then 1 (else 0), and its console.log says more.
+# Any other failure of a boot (the baseline's, or the changed kernel's
+# with no report of its own: a timeout, QEMU, the results disk) could
+# not test: it stops the other boot, whose result no longer matters. An
 # interrupt stops both and exits as the signal's (130, 143), not as
 # could not test, which git bisect run would take for a skip. Their
 # temporary files (the results disks) are in $work, which the exit
 # removes, however they end.
-boot_left=()
+boot_left=() boot_splat=0
 boot_both() {
-	local suffix=${1:+-$1} entries=$2 attribute=${3:-} side pid rc failed=""
-	declare -A side_of=()
+	local suffix=${1:+-$1} entries=$2 attribute=${3:-} side pid rc failed="" label
+	declare -A side_of=() rc_of=()
 	stage "booting the baseline and the changed kernel at once: the corpus ($(wc -l <"$entries") runs), one boot each"
-	boot_left=()
+	boot_left=() boot_splat=0
 	trap 'boots_interrupted INT 130' INT
 	trap 'boots_interrupted TERM 143' TERM
 	for side in baseline changed; do
 		TMPDIR=$work run_corpus "$side$suffix" "$side" "$entries" "$attribute" >"$work/boot-$side$suffix.log" 2>&1 &
 		boot_left+=($!)
-		side_of[$!]=$side$suffix
+		side_of[$!]=$side
 	done
 	while [ ${#boot_left[@]} -gt 0 ]; do
 		rc=0
 		wait -n -p pid "${boot_left[@]}" || rc=$?
 		mapfile -t boot_left < <(printf '%s\n' "${boot_left[@]}" | grep -vx "$pid")
-		info "the ${side_of[$pid]} boot ended (exit $rc)"
-		if [ $rc -ne 0 ] && [ -z "$failed" ]; then
-			failed=${side_of[$pid]}
-			stop_boots
+		side=${side_of[$pid]}
+		rc_of[$side]=$rc
+		info "the $side$suffix boot ended (exit $rc)"
+		if [ $rc -eq 0 ] || [ -n "$failed" ]; then
+			continue
 		fi
+		if [ "$side" = changed ] && kernel_reported "$out/runs/changed$suffix"; then
+			continue
+		fi
+		failed=$side$suffix
+		stop_boots
 	done
 	trap - INT TERM
-	for side in baseline changed; do
-		sed 's/^/  /' "$work/boot-$side$suffix.log"
+	for label in baseline$suffix changed$suffix; do
+		sed 's/^/  /' "$work/boot-$label.log"
 	done
 	[ -z "$failed" ] || die "the boot of $failed failed (above)"
+	[ "${rc_of[changed]}" -eq 0 ] || boot_splat=1
+}
+# kernel_reported DIR: whether the kernel of the boot whose results are
+# DIR reported a failure of its own in DIR/console.log; the reports go
+# to DIR/kernel-reports (kernel_reports' lines).
+kernel_reported() {
+	[ -f "$1/console.log" ] || return 1
+	kernel_reports "$1/console.log" >"$1/kernel-reports"
+	[ -s "$1/kernel-reports" ]
 }
 # boots_interrupted SIGNAL STATUS: the trap of an interrupt during
 # boot_both.
@@ -521,6 +556,45 @@ rerun_differing() {
 	boot_both rerun "$work/entries-rerun" attribute
 }
 
+# splat_run CONSOLE: "NAME CONTEXT" of the run the corpus scenario was in
+# when the kernel first reported a failure in CONSOLE (the scenario says
+# each run's name when it starts it and when it ends); nothing when that
+# was outside every run.
+splat_run() {
+	local first
+	first=$(sed -n '1s/:.*//p' "$(dirname "$1")/kernel-reports")
+	sed -e 's/\r$//' "$1" | awk -v first="$first" 'NR >= first + 0 { exit }
+		/^corpus: \[[0-9]+\/[0-9]+\] [^ ]+ as [^ ]+: running$/ { run = $3 " " substr($5, 1, length($5) - 1) }
+		/^corpus: \[[0-9]+\/[0-9]+\] [^ ]+ as [^ ]+: status / { run = "" }
+		END { if (run != "") print run }'
+}
+
+# splat_report: the changed kernel reported a failure of its own in the
+# boot in which the baseline ran the whole corpus. The run it was in is
+# booted again, alone, on both kernels: a second report there, and none
+# from the baseline, makes that run a "splat", a change (exit 1); the
+# other runs are not compared, as the changed kernel's boot handed back
+# no results. No second report, or a report outside every run, could not
+# test. The verdict comes from the first boots, without kprobes; the
+# report shows the changed kernel's console from its report on.
+splat_report() {
+	local first=$out/runs/changed run rerun=()
+	run=$(splat_run "$first/console.log")
+	if [ -n "$run" ]; then
+		info "the changed kernel reported a failure running ${run/ / as }: $(sed -n '1s/^[0-9]*://p' "$first/kernel-reports")"
+		awk -v run="$run" '$1 " " $2 == run' "$work/entries" >"$work/entries-splat"
+		boot_both splat "$work/entries-splat"
+		rerun=(--rerun-console "$out/runs/changed-splat/console.log")
+		[ "$boot_splat" = 0 ] || rerun+=(--rerun-reports "$out/runs/changed-splat/kernel-reports")
+	fi
+	mkdir -p "$out/diffs"
+	python3 "$ANTINOMIE_ROOT/scripts/regress-report.py" splat --runs "$work/runs" --run "$run" \
+		--console "$first/console.log" --reports "$first/kernel-reports" "${rerun[@]}" \
+		--out "$out/diffs/compare.json" || die "reading the changed kernel's report failed"
+	write_report "$baseline_desc" "$kernel_a" "$changed_desc" "$kernel_b"
+}
+
 boot_both "" "$work/entries"
+[ "$boot_splat" = 0 ] || splat_report
 compare_report "$out/runs/baseline" "$out/runs/changed" - - \
 	"$baseline_desc" "$kernel_a" "$changed_desc" "$kernel_b"

@@ -51,7 +51,14 @@
 #      the timeout;
 #   6. a change to a line the corpus never executes
 #      (scripts/tests/regression/unreached.patch), with the random
-#      workload as root: exit 2, not reached, the first line saying so.
+#      workload as root: exit 2, not reached, the first line saying so;
+#   7. a change that makes the kernel stall in a call
+#      (scripts/tests/regression/stall.patch), with the decisions workload
+#      as root and user-p2: exit 1, changed, not could not test: decisions
+#      as root is a "splat", the changed kernel's panic in its reason and
+#      its console in the report, confirmed by a boot of that run alone;
+#      user-p2, which the stalled boot never ran, could not test; the
+#      first line says so; report.ktap and kcidb.json agree.
 # Needs the normal kernel and the guest binaries (the test command makes
 # them); builds each changed kernel from a copy of the normal kernel's
 # build directory (scripts/build-kernel.sh), what the change touches and
@@ -284,4 +291,22 @@ jq -e '.result == "not-reached" and .runs_differing == 0 and .coverage.change.hu
 grep -q "^regress: NOT-REACHED (exit 2): .*the corpus executed none of the change's lines" "$t/unreached/summary.txt" ||
 	die "[6] summary.txt's first line does not say not reached: $(head -n 1 "$t/unreached/summary.txt")"
 info "[6] $(head -n 1 "$t/unreached/summary.txt")"
+# [7] A change that stalls the changed kernel in a call: a finding, with
+# the kernel's own report, not a command that could not test.
+grep '^decisions ' "$ANTINOMIE_ROOT/qemu/corpus/default.list" >"$t/decisions.list"
+corpus=$t/decisions.list contexts=root,user-p2
+regress stall 1 --patch "$ANTINOMIE_ROOT/scripts/tests/regression/stall.patch"
+r=$t/stall/report.json
+jq -e '.result == "changed" and .runs_differing == 1 and .runs_could_not_test == 1 and
+	([.runs[] | select(.outcome == "splat") | "\(.workload) \(.context)"] == ["decisions root"])' "$r" >/dev/null ||
+	die "[7] report.json does not say decisions as root changed the kernel: $(jq -c '{result, runs: [.runs[] | {workload, context, outcome}]}' "$r")"
+reason=$(jq -r '.runs[] | select(.outcome == "splat") | .reason' "$r")
+[[ "$reason" == *"RCU Stall"*"and again when it ran alone"* ]] ||
+	die "[7] the reason does not name the stall and its confirmation: $reason"
+jq -e '.runs[] | select(.outcome == "splat") | .kernel_report | any(test("task_bp_pinned"))' "$r" >/dev/null ||
+	die "[7] the changed kernel's console in the report does not show where it stalled (task_bp_pinned)"
+grep -q "^regress: CHANGED (exit 1): .*the changed kernel reported a failure of its own" "$t/stall/summary.txt" ||
+	die "[7] summary.txt's first line does not say the changed kernel failed: $(head -n 1 "$t/stall/summary.txt")"
+ci_formats_check_report "$t/stall"
+info "[7] decisions as root: $reason"
 stage "regression testing with the one command passed"
