@@ -6,7 +6,9 @@
 # dropped; and refactors that must come out equal), drawn with a seed
 # from the normal kernel's instrumented sources, each run through the one
 # command as a user's patch would be: scripts/regress.sh --patch MUTANT.
-# A behaviour mutant is caught when the report says changed (exit 1);
+# A behaviour mutant is caught when the report says changed (exit 1:
+# calls or verdicts differ, or the changed kernel reported a failure of
+# its own, a stall or an Oops, where the baseline ran to the end);
 # not reached (2) and equal (0) are misses, apart in the table with what
 # the coverage report says of the mutated lines (reached, reached only as
 # far as their guard, not reached, not measured): an equal mutant whose
@@ -103,7 +105,14 @@ for m in "$out"/mutants/*.patch; do
 		elif .measured_lines > 0 then "not reached" else "not measured" end) | unique | join(", ") | if . == "" then "no coverage" else . end' \
 		"$out/$name/report.json" 2>/dev/null || echo "no report")
 	case "$kind:$rc" in
-	behaviour:1) result=caught ;;
+	behaviour:1)
+		result=caught
+		# A change can be caught by the kernel's own report of a failure
+		# (a stall, an Oops) instead of by a call's result.
+		if jq -e '.runs | any(.outcome == "splat")' "$out/$name/report.json" >/dev/null 2>&1; then
+			result="caught: the changed kernel reported a failure of its own"
+		fi
+		;;
 	behaviour:2) result="missed: not reached" ;;
 	behaviour:0) result="missed: equal; lines $reach" ;;
 	refactor:0) result=equal ;;
@@ -120,7 +129,7 @@ for m in "$out"/mutants/*.patch; do
 done
 
 behaviour=$(grep -c ' behaviour ' "$table" || true)
-caught=$(grep -c ' caught$' "$table" || true)
+caught=$(grep -cE ' caught(:|$)' "$table" || true)
 unreached=$(grep -c 'missed: not reached' "$table" || true)
 equal=$(grep -c 'missed: equal' "$table" || true)
 untested=$(grep ' behaviour ' "$table" | grep -c 'could not test' || true)
