@@ -69,7 +69,7 @@ die() {
 # the console log LOG, one "N:LINE" per line (N the line's number in LOG,
 # LINE without its "[    1.234567] " stamp): a panic, BUG, WARNING,
 # UBSAN, Oops, a general protection fault, a hung task, an RCU stall, a
-# "cut here" marker or a call trace. KASAN, KFENCE, lockdep, might_sleep
+# soft or hard lockup, a "cut here" marker or a call trace. KASAN, KFENCE, lockdep, might_sleep
 # and hung-task reports all start with one of these. A fault injected on
 # purpose (fail-nth, the debug kernel's campaign) is reported with a
 # stack dump too: "FAULT_INJECTION: forcing a failure.", then the dump up
@@ -78,7 +78,7 @@ die() {
 kernel_reports() {
 	sed -e 's/\r$//' -e 's/^\[ *[0-9]*\.[0-9]*\] //' "$1" |
 		awk '/FAULT_INJECTION: forcing a failure/ { open++ }
-		!open && /^(BUG: |WARNING: |UBSAN: |Oops|general protection fault|Kernel panic|INFO: task |rcu: INFO: |.*\[ cut here \]|Call Trace:)/ { print NR ":" $0 }
+		!open && /^(BUG: |WARNING: |UBSAN: |Oops|general protection fault|kernel BUG at |Kernel panic|INFO: task |rcu: INFO: |watchdog: BUG: soft lockup|watchdog: Watchdog detected hard LOCKUP|.*\[ cut here \]|Call Trace:)/ { print NR ":" $0 }
 		open && /<\/TASK>/ { open-- }'
 }
 

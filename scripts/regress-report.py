@@ -29,17 +29,21 @@
       (regress_attribution.py): the reruns' results (--a, --b), their
       kprobe traces and reader diff's JSON (--diffs/NAME/CONTEXT/diff.json)
       of the runs of --runs. Writes --out (attribution.json).
-  splat --runs FILE --run RUN --console LOG --reports FILE
-        [--rerun-console LOG [--rerun-reports FILE]] --out FILE
-      The changed kernel reported a failure of its own (--reports: the
-      lines of its console --console where it did, as regress.sh's
-      kernel_reports gives them) in a boot in which the baseline ran every
-      run; RUN ("NAME CONTEXT", or "" when the report came outside every
-      run) is the run it was in, which a second boot of both kernels ran
-      alone (--rerun-console; --rerun-reports when the changed kernel
-      reported a failure there too). Writes --out, a compare.json: RUN is
-      "splat" when both boots of the changed kernel reported a failure in
-      it, else "error" (could not test); every other run "error", not
+  splat-run --console LOG --reports FILE
+      The run ("NAME CONTEXT") the corpus scenario was in when the kernel
+      of the console LOG first reported a failure of its own (--reports:
+      the report lines of LOG, as regress.sh's kernel_reports gives them,
+      "N:LINE"); nothing when that was outside every run.
+  splat --runs FILE --console LOG --reports FILE --rerun-console LOG
+        --rerun-reports FILE --out FILE
+      The changed kernel reported a failure of its own in a boot in which
+      the baseline ran every run of --runs; a second boot of both kernels
+      ran the run it was in alone (--rerun-*; an empty --rerun-reports
+      when the changed kernel reported nothing there). Writes --out, a
+      compare.json: that run is "splat" when the second boot failed the
+      same way (the same title: the kind of report and the function the
+      kernel was in) in the same run and neither report blames the host,
+      else "error" (could not test); every other run "error", not
       compared, as the changed kernel's boot handed back no results.
   report --first FILE [--rerun FILE] [--coverage FILE] [--attribution FILE]
          --meta FILE --out DIR
@@ -194,45 +198,109 @@ def cmd_compare(args) -> int:
     return 0
 
 
-def kernel_report(console: Path, reports: Path) -> tuple[str, list[str]]:
-    """What a kernel said of its failure: the line that names it (its
-    panic's, else its first report's) and its console from the first
-    report on (KERNEL_REPORT_LINES lines, without their stamps)."""
-    found = [l.split(":", 1) for l in reports.read_text().splitlines() if ":" in l]
-    if not found:
-        raise SystemExit(f"{reports}: no report of a failure")
-    reason = next((text for _, text in found if text.startswith("Kernel panic")), found[0][1])
-    first = int(found[0][0])
-    lines = console.read_text(errors="replace").splitlines()[first - 1 : first - 1 + KERNEL_REPORT_LINES]
-    return reason, [re.sub(r"^\[ *[0-9]+\.[0-9]+\] ", "", l.rstrip("\r")) for l in lines]
+# The corpus scenario's markers of each run, which it writes to the
+# kernel's log (/dev/kmsg), so that they are in order with the kernel's
+# own reports on the console.
+RUN_MARKER = re.compile(r"^corpus-run: \[[0-9]+/[0-9]+\] (\S+) as (\S+): (running|ended)$")
+# A console line's printk stamp.
+STAMP = re.compile(rb"^\[ *[0-9]+\.[0-9]+\] ")
+# The first line of a report, and the kind of failure it names: as
+# syzbot titles its reports, the kind and the function the kernel was in
+# (its RIP), without the addresses, CPUs and pids that differ between
+# boots. An RCU stall is named the same whichever CPU noticed it.
+REPORT_KINDS = [
+    (re.compile(r"^rcu: INFO: .*stall"), "RCU stall"),
+    (re.compile(r"^INFO: task .* blocked for more than"), "task hung"),
+    (re.compile(r"^WARNING: "), "WARNING"),
+    (re.compile(r"^Oops"), "Oops"),
+    (re.compile(r"^(BUG: |watchdog: BUG: |watchdog: Watchdog detected|kernel BUG at|UBSAN: |general protection fault)"), None),
+]
+# What an RCU stall report says when the stall is the host's, not the
+# kernel's: the grace-period kthread or its timer did not get to run (a
+# TCG guest on a loaded host).
+HOST_STARVATION = ("kthread starved for", "timer wakeup didn't happen")
+RIP = re.compile(r"^RIP: [0-9a-f]+:([A-Za-z0-9_.]+)\+0x")
+
+
+def console_lines(console: Path) -> list[str]:
+    """The console's lines, numbered as sed and awk number them (by LF
+    alone), without their CR and printk stamps."""
+    return [
+        STAMP.sub(b"", l.rstrip(b"\r")).decode(errors="replace")
+        for l in console.read_bytes().split(b"\n")
+    ]
+
+
+class KernelReport:
+    """A kernel's first report of a failure in a console: its title, the
+    run the corpus scenario was in, whether it blames the host, and the
+    console from there on (KERNEL_REPORT_LINES lines)."""
+
+    def __init__(self, console: Path, reports: Path):
+        lines = console_lines(console)
+        numbers = [int(l.split(":", 1)[0]) for l in reports.read_text(errors="replace").splitlines() if ":" in l]
+        if not numbers:
+            raise SystemExit(f"{reports}: no report of a failure")
+        first = numbers[0]
+        self.excerpt = lines[first - 1 : first - 1 + KERNEL_REPORT_LINES]
+        self.run = None
+        for l in lines[: first - 1]:
+            m = RUN_MARKER.match(l)
+            if m:
+                self.run = (m[1], m[2]) if m[3] == "running" else None
+        self.host_starved = any(s in l for l in self.excerpt for s in HOST_STARVATION)
+        self.title = self.excerpt[0]
+        for i, l in enumerate(self.excerpt):
+            kind = next(((k or l) for pattern, k in REPORT_KINDS if pattern.match(l)), None)
+            if kind is None:
+                continue
+            # The kind without what follows its name (an address, a
+            # place, a CPU, a time), and without any number left.
+            kind = re.split(r",| at | in | - |!| \[|: [0-9]", kind)[0]
+            kind = re.sub(r"[0-9]+", "N", kind).strip()
+            rip = next((m[1] for m in map(RIP.match, self.excerpt[i:]) if m), None)
+            if rip:
+                kind += " in " + re.sub(r"(\.(constprop|isra|part|cold)(\.[0-9]+)?)+$", "", rip)
+            self.title = kind
+            break
+
+
+def cmd_splat_run(args) -> int:
+    run = KernelReport(Path(args.console), Path(args.reports)).run
+    if run:
+        print(*run)
+    return 0
 
 
 def cmd_splat(args) -> int:
-    reason, excerpt = kernel_report(Path(args.console), Path(args.reports))
-    run = tuple(args.run.split()) if args.run.strip() else None
+    first = KernelReport(Path(args.console), Path(args.reports))
+    second = None
+    rerun_reports = Path(args.rerun_reports)
+    if rerun_reports.exists() and rerun_reports.read_text(errors="replace").strip():
+        second = KernelReport(Path(args.rerun_console), Path(args.rerun_reports))
+    run = first.run
     if run is None:
         where = "outside every run"
-        verdict = {
-            "outcome": "error",
-            "reason": f"the changed kernel reported a failure of its own {where} ({reason}): could not test",
-        }
+        verdict = {"outcome": "error", "reason": f"the changed kernel failed {where} ({first.title}): could not test"}
     else:
         where = f"running {run[0]} as {run[1]}"
-        if args.rerun_reports:
-            again, _ = kernel_report(Path(args.rerun_console), Path(args.rerun_reports))
+        failed = f"the changed kernel failed {where} ({first.title})"
+        if second is None:
+            verdict = {"outcome": "error", "reason": f"{failed}, but not when it ran alone: could not test"}
+        elif second.title != first.title or second.run != run:
+            again = second.title + ("" if second.run == run else ", outside the run")
+            verdict = {"outcome": "error", "reason": f"{failed}, and otherwise when it ran alone ({again}): could not test"}
+        elif first.host_starved or second.host_starved:
             verdict = {
-                "outcome": "splat",
-                "reason": f"the changed kernel reported a failure of its own {where} ({reason}), and again "
-                f"when it ran alone ({again}); the baseline kernel ran it to the end both times",
-                "kernel_report": excerpt,
+                "outcome": "error",
+                "reason": f"{failed}, twice, but the kernel blames a starved kthread or timer: the host's load, could not test",
             }
         else:
             verdict = {
-                "outcome": "error",
-                "reason": f"the changed kernel reported a failure of its own {where} ({reason}), but not "
-                "when it ran alone: could not test",
-                "kernel_report": excerpt,
+                "outcome": "splat",
+                "reason": f"{failed}, and the same when it ran alone; the baseline kernel ran it to the end both times",
             }
+        verdict["kernel_report"] = first.excerpt
     results = []
     for line in Path(args.runs).read_text().splitlines():
         if not line.strip():
@@ -242,15 +310,14 @@ def cmd_splat(args) -> int:
             results.append({"workload": name, "context": context, **verdict})
         elif run is None:
             # The console once, on the first run.
-            shown = {"kernel_report": excerpt} if not results else {}
+            shown = {"kernel_report": first.excerpt} if not results else {}
             results.append({"workload": name, "context": context, **verdict, **shown})
         else:
             results.append({
                 "workload": name,
                 "context": context,
                 "outcome": "error",
-                "reason": f"not compared: the changed kernel reported a failure of its own {where}, "
-                "and its boot handed back no results",
+                "reason": f"not compared: the changed kernel failed {where}, and its boot handed back no results",
             })
     Path(args.out).write_text(json.dumps(results, indent=1) + "\n")
     return 0
@@ -286,6 +353,19 @@ def run_details(r: dict) -> list[str]:
         lines.append("the program's own verdicts (- baseline, + changed):")
         lines += ["  " + l for l in r["verdict_changes"][:VERDICT_CHANGES_SHOWN]]
     return lines
+
+
+# Characters XML 1.0 does not allow, which a kernel's console or a
+# program's output can hold.
+XML_FORBIDDEN = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+
+
+def xml_text(text: str) -> str:
+    return escape(XML_FORBIDDEN.sub("?", text))
+
+
+def xml_attr(text: str) -> str:
+    return quoteattr(XML_FORBIDDEN.sub("?", text))
 
 
 def write_ktap(path: Path, headline: str, meta: dict, runs: list[dict]) -> None:
@@ -539,16 +619,16 @@ def cmd_report(args) -> int:
 
     cases = []
     for r in runs:
-        name = f'<testcase classname={quoteattr("regress." + r["workload"])} name={quoteattr(r["context"])}'
+        name = f'<testcase classname={xml_attr("regress." + r["workload"])} name={xml_attr(r["context"])}'
         if r["outcome"] == "differ":
             msg = f"{differing_calls(r)} calls differ ({kinds_text(r)}); {len(r['verdict_changes'])} verdict lines differ"
             body = "\n".join(r["first_differences"] + r["verdict_changes"][:VERDICT_CHANGES_SHOWN])
-            cases.append(f"{name}><failure message={quoteattr(msg)}>{escape(body)}</failure></testcase>")
+            cases.append(f"{name}><failure message={xml_attr(msg)}>{xml_text(body)}</failure></testcase>")
         elif r["outcome"] == "splat":
             body = "\n".join(r["kernel_report"])
-            cases.append(f"{name}><failure message={quoteattr(r['reason'])}>{escape(body)}</failure></testcase>")
+            cases.append(f"{name}><failure message={xml_attr(r['reason'])}>{xml_text(body)}</failure></testcase>")
         elif r["outcome"] == "error":
-            cases.append(f"{name}><error message={quoteattr(r['reason'])}/></testcase>")
+            cases.append(f"{name}><error message={xml_attr(r['reason'])}/></testcase>")
         else:
             cases.append(f"{name}/>")
     (out / "junit.xml").write_text(
@@ -609,11 +689,12 @@ def main() -> int:
     a = sub.add_parser("attribute")
     for o in ("--reader", "--a", "--b", "--diffs", "--runs", "--out"):
         a.add_argument(o, required=True)
-    k = sub.add_parser("splat")
-    for o in ("--runs", "--run", "--console", "--reports", "--out"):
+    k = sub.add_parser("splat-run")
+    for o in ("--console", "--reports"):
         k.add_argument(o, required=True)
-    k.add_argument("--rerun-console")
-    k.add_argument("--rerun-reports")
+    k = sub.add_parser("splat")
+    for o in ("--runs", "--console", "--reports", "--rerun-console", "--rerun-reports", "--out"):
+        k.add_argument(o, required=True)
     r = sub.add_parser("report")
     r.add_argument("--first", required=True)
     r.add_argument("--rerun")
@@ -627,6 +708,7 @@ def main() -> int:
         "coverage": cmd_coverage,
         "functions": cmd_functions,
         "attribute": cmd_attribute,
+        "splat-run": cmd_splat_run,
         "splat": cmd_splat,
         "report": cmd_report,
     }

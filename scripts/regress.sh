@@ -71,18 +71,19 @@
 # reached them; what it reached of perf_event_open's decisions, per
 # function), coverage.json (that coverage in full),
 # report.json, junit.xml (one testcase per workload x context: a
-# difference is a failure, could-not-test an error), report.ktap (KTAP,
-# as kselftest and KUnit report: one test per workload x context, a
-# difference "not ok", could-not-test a SKIP), kcidb.json (KCIDB data:
-# both kernels as checkouts and builds, a test per workload x context of
-# the changed build: FAIL, ERROR where it could not test), runs/ (each kernel's
+# difference or a splat is a failure, could-not-test an error),
+# report.ktap (KTAP, as kselftest and KUnit report: one test per
+# workload x context, a difference or a splat "not ok", could-not-test a
+# SKIP), kcidb.json (KCIDB data: both kernels as checkouts and builds, a
+# test per workload x context of the changed build: FAIL, ERROR where it
+# could not test), runs/ (each kernel's
 # results per workload/context: trace, stdout, stderr, status, capture
 # summary), diffs/ (reader diff's text and JSON per workload/context) and
 # the kernel build logs. Format: docs/design.md, "Regression testing".
 # Exit status: 0 no behaviour change, 1 changed (a confirmed difference,
 # or a changed kernel that reported a failure of its own, a panic, an
 # Oops, a stall, a WARNING, in a run the baseline ran to the end, and
-# again when that run was booted alone), 2 not reached (no
+# the same failure when that run was booted alone), 2 not reached (no
 # behaviour change, but the change's lines are all in gcov-instrumented
 # sources and the corpus executed none of them: the comparison says
 # nothing of it), 125 could not test (a build, a boot or a capture
@@ -442,12 +443,14 @@ run_corpus() {
 	"$ANTINOMIE_ROOT/qemu/build-initramfs.sh" --out "$work/$label.cpio.gz" "$extra" "$selftests" "${image_dirs[@]}" \
 		>"$work/initramfs-$label.log" 2>&1 || { tail -n 5 "$work/initramfs-$label.log" >&2; die "building the guest image failed"; }
 	stage "booting the $label kernel: the corpus, one boot"
-	# A change that makes a call loop forever in the kernel stalls RCU,
-	# and one that oopses may leave a lock held: panicking then ends the
-	# boot within the stall timeout (21 s), or at once, with the kernel's
-	# report, instead of at the boot's time limit, hours on.
+	# A change that makes a call loop forever in the kernel stalls RCU
+	# (the test kernels do not preempt the kernel), and one that oopses
+	# may leave a lock held: panicking then ends the boot within the stall
+	# timeout (21 s), or at once, with the kernel's report, instead of at
+	# the boot's time limit, hours on. A WARNING panics too: the boot
+	# that reported it hands back no results either way (see boot_both).
 	guest_run_collect "$kernel" "$work/$label.cpio.gz" corpus "$out/runs/$label" \
-		$((600 + $(wc -l <"$entries") * entry_timeout)) 2G 4G "sysctl.kernel.panic_on_rcu_stall=1 oops=panic"
+		$((600 + $(wc -l <"$entries") * entry_timeout)) 2G 4G "sysctl.kernel.panic_on_rcu_stall=1 oops=panic panic_on_warn=1"
 	grep -a '^corpus: ' "$out/runs/$label/console.log" | tail -n 1 | sed 's/^/    /'
 }
 
@@ -554,42 +557,37 @@ rerun_differing() {
 	awk 'NR == FNR { differing[$1 " " $2] = 1; next } ($1 " " $2) in differing' \
 		"$work/differing" "$work/entries" >"$work/entries-rerun"
 	boot_both rerun "$work/entries-rerun" attribute
-}
-
-# splat_run CONSOLE: "NAME CONTEXT" of the run the corpus scenario was in
-# when the kernel first reported a failure in CONSOLE (the scenario says
-# each run's name when it starts it and when it ends); nothing when that
-# was outside every run.
-splat_run() {
-	local first
-	first=$(sed -n '1s/:.*//p' "$(dirname "$1")/kernel-reports")
-	sed -e 's/\r$//' "$1" | awk -v first="$first" 'NR >= first + 0 { exit }
-		/^corpus: \[[0-9]+\/[0-9]+\] [^ ]+ as [^ ]+: running$/ { run = $3 " " substr($5, 1, length($5) - 1) }
-		/^corpus: \[[0-9]+\/[0-9]+\] [^ ]+ as [^ ]+: status / { run = "" }
-		END { if (run != "") print run }'
+	# A failure of the changed kernel's own is a finding of the first
+	# boot's, where it would have shown: here it leaves the rerun with
+	# nothing to compare.
+	[ "$boot_splat" = 0 ] ||
+		die "the changed kernel failed in the rerun: $(sed -n '1s/^[0-9]*://p' "$out/runs/changed-rerun/kernel-reports") (see $out/runs/changed-rerun/console.log)"
 }
 
 # splat_report: the changed kernel reported a failure of its own in the
-# boot in which the baseline ran the whole corpus. The run it was in is
-# booted again, alone, on both kernels: a second report there, and none
-# from the baseline, makes that run a "splat", a change (exit 1); the
-# other runs are not compared, as the changed kernel's boot handed back
-# no results. No second report, or a report outside every run, could not
-# test. The verdict comes from the first boots, without kprobes; the
-# report shows the changed kernel's console from its report on.
+# boot in which the baseline ran the whole corpus. The run it was in
+# (regress-report.py splat-run: the scenario marks where each run starts
+# and ends in the kernel's log) is booted again, alone, on both kernels.
+# The same failure there (regress-report.py splat: a report of the same
+# kind in the same function, in that run, not blamed on the host), and
+# none from the baseline, makes that run a "splat", a change (exit 1);
+# anything else, or a report outside every run, could not test. The
+# other runs are not compared: that boot handed back no results. The
+# report shows the changed kernel's console from its first report on.
 splat_report() {
-	local first=$out/runs/changed run rerun=()
-	run=$(splat_run "$first/console.log")
+	local first=$out/runs/changed second=$out/runs/changed-splat run
+	run=$(python3 "$ANTINOMIE_ROOT/scripts/regress-report.py" splat-run --console "$first/console.log" \
+		--reports "$first/kernel-reports") || die "reading the changed kernel's report failed"
 	if [ -n "$run" ]; then
-		info "the changed kernel reported a failure running ${run/ / as }: $(sed -n '1s/^[0-9]*://p' "$first/kernel-reports")"
+		info "the changed kernel failed running ${run/ / as }: booting both kernels again with that run alone"
 		awk -v run="$run" '$1 " " $2 == run' "$work/entries" >"$work/entries-splat"
 		boot_both splat "$work/entries-splat"
-		rerun=(--rerun-console "$out/runs/changed-splat/console.log")
-		[ "$boot_splat" = 0 ] || rerun+=(--rerun-reports "$out/runs/changed-splat/kernel-reports")
+		kernel_reports "$second/console.log" >"$second/kernel-reports"
 	fi
 	mkdir -p "$out/diffs"
-	python3 "$ANTINOMIE_ROOT/scripts/regress-report.py" splat --runs "$work/runs" --run "$run" \
-		--console "$first/console.log" --reports "$first/kernel-reports" "${rerun[@]}" \
+	python3 "$ANTINOMIE_ROOT/scripts/regress-report.py" splat --runs "$work/runs" \
+		--console "$first/console.log" --reports "$first/kernel-reports" \
+		--rerun-console "$second/console.log" --rerun-reports "$second/kernel-reports" \
 		--out "$out/diffs/compare.json" || die "reading the changed kernel's report failed"
 	write_report "$baseline_desc" "$kernel_a" "$changed_desc" "$kernel_b"
 }

@@ -195,6 +195,8 @@ step "documents: the kernel series as it is" scripts/check-doc-refs.sh
 step "perf corpus: the verdict scripts on written perf output" scripts/tests/corpus-verdicts.sh
 step "regression report for CI systems: KTAP read by kunit_parser.py, KCIDB validated by kcidb-io" \
 	scripts/tests/ci-formats.sh
+step "regression report: a changed kernel's own report of a failure, on written consoles" \
+	scripts/tests/kernel-failure-report.sh
 step "kernel series: apply, export, checkpatch" scripts/check-series.sh
 step "kernel configs: every option sticks" kernel_configs
 [ "$tier" != host ] || finish

@@ -55,8 +55,10 @@
 #   7. a change that makes the kernel stall in a call
 #      (scripts/tests/regression/stall.patch), with the decisions workload
 #      as root and user-p2: exit 1, changed, not could not test: decisions
-#      as root is a "splat", the changed kernel's panic in its reason and
-#      its console in the report, confirmed by a boot of that run alone;
+#      as root is a "splat", "RCU stall in task_bp_pinned" in its reason
+#      and the console in the report, confirmed by a boot of that run
+#      alone on both kernels (the changed one stalled again, the baseline
+#      ran it to the end);
 #      user-p2, which the stalled boot never ran, could not test; the
 #      first line says so; report.ktap and kcidb.json agree.
 # Needs the normal kernel and the guest binaries (the test command makes
@@ -301,10 +303,16 @@ jq -e '.result == "changed" and .runs_differing == 1 and .runs_could_not_test ==
 	([.runs[] | select(.outcome == "splat") | "\(.workload) \(.context)"] == ["decisions root"])' "$r" >/dev/null ||
 	die "[7] report.json does not say decisions as root changed the kernel: $(jq -c '{result, runs: [.runs[] | {workload, context, outcome}]}' "$r")"
 reason=$(jq -r '.runs[] | select(.outcome == "splat") | .reason' "$r")
-[[ "$reason" == *"RCU Stall"*"and again when it ran alone"* ]] ||
+[[ "$reason" == *"(RCU stall in task_bp_pinned), and the same when it ran alone"* ]] ||
 	die "[7] the reason does not name the stall and its confirmation: $reason"
 jq -e '.runs[] | select(.outcome == "splat") | .kernel_report | any(test("task_bp_pinned"))' "$r" >/dev/null ||
 	die "[7] the changed kernel's console in the report does not show where it stalled (task_bp_pinned)"
+# The confirming boots ran: the changed kernel failed again, the
+# baseline ran decisions as root to the end.
+[ -s "$t/stall/runs/changed-splat/kernel-reports" ] ||
+	die "[7] the changed kernel's second boot has no report of a failure: the splat was not confirmed"
+[ "$(cat "$t/stall/runs/baseline-splat/decisions/root/status" 2>/dev/null)" = 0 ] ||
+	die "[7] the baseline's second boot did not run decisions as root to the end"
 grep -q "^regress: CHANGED (exit 1): .*the changed kernel reported a failure of its own" "$t/stall/summary.txt" ||
 	die "[7] summary.txt's first line does not say the changed kernel failed: $(head -n 1 "$t/stall/summary.txt")"
 ci_formats_check_report "$t/stall"
