@@ -10,12 +10,18 @@
 # failures_cannot_test: the command's own failures (a build, a boot, a
 # missing tool) exit 125, "cannot test" to git bisect run, so that they
 # never read as the verdict of the program or the kernel under test.
+# errtrace (set -E): a command that fails inside a function runs the
+# trap too, instead of ending the script with its own status (1 is
+# "changed" to regress.sh's callers). Not in a subshell (a command
+# substitution, a job in the background): its status goes to the shell
+# that waits for it, which says what failed, once.
 failures_cannot_test() {
 	die() {
 		printf 'error: %s: %s\n' "$ANTINOMIE_PROG" "$*" >&2
 		exit 125
 	}
-	trap 'die "failed at line $LINENO"' ERR
+	set -E
+	trap '[ "$BASH_SUBSHELL" -gt 0 ] || die "failed at line $LINENO"' ERR
 }
 
 # The privilege contexts a program runs under (qemu/guest/capture.sh's

@@ -6,6 +6,8 @@
 #   - a tarball whose checksum is wrong
 #   - a patch whose context does not apply
 #   - a kernel option that does not stick after merging the fragments
+#   - a command whose failures could not test, failing in a function
+#     (exit 125, not the failing command's status)
 #   - a guest that panics
 #   - a guest that hangs (timeout)
 # Needs a built 'normal' kernel and an initramfs (the test command makes them).
@@ -16,15 +18,22 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 passed=0 failed=0
 
-# expect_failure NAME REGEX CMD...: CMD must exit non-zero and its stderr must
-# carry exactly one "error:" line, matching REGEX.
+# expect_failure [--status N] NAME REGEX CMD...: CMD must exit non-zero (N,
+# if given) and its stderr must carry exactly one "error:" line, matching
+# REGEX.
 expect_failure() {
-	local name=$1 regex=$2 rc=0
+	local want=any rc=0
+	if [ "$1" = --status ]; then
+		want=$2
+		shift 2
+	fi
+	local name=$1 regex=$2
 	shift 2
 	"$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
 	local reason
 	reason=$(grep '^error: ' "$tmp/err" || true)
-	if [ $rc -ne 0 ] && [ "$(grep -c . <<<"$reason")" -eq 1 ] && grep -qE "$regex" <<<"$reason"; then
+	if [ $rc -ne 0 ] && { [ "$want" = any ] || [ $rc -eq "$want" ]; } &&
+		[ "$(grep -c . <<<"$reason")" -eq 1 ] && grep -qE "$regex" <<<"$reason"; then
 		echo "ok     $name: exit $rc, $reason"
 		passed=$((passed + 1))
 	else
@@ -66,6 +75,13 @@ expect_failure "patch whose context does not apply" "$(basename "$first") does n
 printf 'CONFIG_KASAN=y\n' >"$tmp/kasan-on-slub-tiny.config"
 expect_failure "kernel option that did not stick" "CONFIG_KASAN=y requested by kconfig/kasan-on-slub-tiny.config did not stick" \
 	env KCONFIG_EXTRA="$tmp/kasan-on-slub-tiny.config" "$ANTINOMIE_ROOT/scripts/build-kernel.sh" --config-only normal
+
+# A command whose own failures could not test (scripts/regress.sh, whose
+# 1 says "changed" to git bisect run) failing inside one of its
+# functions: 125, not the failing command's status.
+printf '. "%s/scripts/lib.sh"\n. "%s/scripts/guest-lib.sh"\nfailures_cannot_test\nf() {\n\tfalse\n}\nf\n' \
+	"$ANTINOMIE_ROOT" "$ANTINOMIE_ROOT" >"$tmp/cannot-test.sh"
+expect_failure --status 125 "a could-not-test command failing in a function" "failed at line 5" bash "$tmp/cannot-test.sh"
 
 # init exits: the kernel panics ("Attempted to kill init!").
 expect_failure "guest that panics" "guest panicked: Kernel panic - not syncing: Attempted to kill init" \
