@@ -29,21 +29,24 @@
       (regress_attribution.py): the reruns' results (--a, --b), their
       kprobe traces and reader diff's JSON (--diffs/NAME/CONTEXT/diff.json)
       of the runs of --runs. Writes --out (attribution.json).
-  splat-run --console LOG --reports FILE
+  splat-run --console LOG --reports FILE [--title]
       The run ("NAME CONTEXT") the corpus scenario was in when the kernel
       of the console LOG first reported a failure of its own (--reports:
       the report lines of LOG, as regress.sh's kernel_reports gives them,
-      "N:LINE"); nothing when that was outside every run.
+      "N:LINE"); nothing when that was outside every run. --title: the
+      report's title instead.
   splat --runs FILE --console LOG --reports FILE --rerun-console LOG
-        --rerun-reports FILE --out FILE
+        --rerun-reports FILE --baseline-runs DIR --rerun-baseline-runs DIR
+        --out FILE
       The changed kernel reported a failure of its own in a boot in which
       the baseline ran every run of --runs; a second boot of both kernels
       ran the run it was in alone (--rerun-*; an empty --rerun-reports
-      when the changed kernel reported nothing there). Writes --out, a
-      compare.json: that run is "splat" when the second boot failed the
-      same way (the same title: the kind of report and the function the
-      kernel was in) in the same run and neither report blames the host,
-      else "error" (could not test); every other run "error", not
+      when the changed kernel reported nothing there; the baseline's
+      results of both boots, --baseline-runs and --rerun-baseline-runs).
+      Writes --out, a compare.json: that run is "splat" when the second
+      boot failed the same way (the same title: the kind of report and
+      where) in the same run, the baseline ran it to the end both times,
+      and neither report blames the host; else "error" (could not test); every other run "error", not
       compared, as the changed kernel's boot handed back no results.
   report --first FILE [--rerun FILE] [--coverage FILE] [--attribution FILE]
          --meta FILE --out DIR
@@ -200,26 +203,34 @@ def cmd_compare(args) -> int:
 
 # The corpus scenario's markers of each run, which it writes to the
 # kernel's log (/dev/kmsg), so that they are in order with the kernel's
-# own reports on the console.
-RUN_MARKER = re.compile(r"^corpus-run: \[[0-9]+/[0-9]+\] (\S+) as (\S+): (running|ended)$")
+# own reports on the console; searched for, not anchored, as a program's
+# line on the tty can come out around one.
+RUN_MARKER = re.compile(r"corpus-run: \[[0-9]+/[0-9]+\] (\S+) as (\S+): (running|ended)\b")
 # A console line's printk stamp.
 STAMP = re.compile(rb"^\[ *[0-9]+\.[0-9]+\] ")
-# The first line of a report, and the kind of failure it names: as
-# syzbot titles its reports, the kind and the function the kernel was in
-# (its RIP), without the addresses, CPUs and pids that differ between
-# boots. An RCU stall is named the same whichever CPU noticed it.
+# The first line of a report, and the kind of failure it names, as
+# syzbot titles its reports: a kind, and where (the place the first line
+# names, else the function of the report's RIP), without the addresses,
+# CPUs, pids and times that differ between boots. A stall is one kind,
+# whichever CPU or watchdog noticed it. Both boots run the same kernel
+# image, so a place's line number is the same in both.
 REPORT_KINDS = [
-    (re.compile(r"^rcu: INFO: .*stall"), "RCU stall"),
+    (re.compile(r"^(rcu: INFO: .*stall|watchdog: BUG: soft lockup|watchdog: Watchdog detected hard LOCKUP)"), "stall"),
     (re.compile(r"^INFO: task .* blocked for more than"), "task hung"),
     (re.compile(r"^WARNING: "), "WARNING"),
     (re.compile(r"^Oops"), "Oops"),
-    (re.compile(r"^(BUG: |watchdog: BUG: |watchdog: Watchdog detected|kernel BUG at|UBSAN: |general protection fault)"), None),
+    (re.compile(r"^(BUG: |kernel BUG at|UBSAN: |general protection fault)"), None),
 ]
-# What an RCU stall report says when the stall is the host's, not the
+# Where a first line says the failure is: "in FUNCTION+0x1/0x2" (KASAN),
+# "in FILE:LINE" (UBSAN), "at FILE:LINE" (WARNING, kernel BUG).
+REPORT_PLACE = re.compile(r" (?:in|at) ([A-Za-z0-9_./-]+(?::[0-9]+)*)")
+# What a stall report says when the stall is the host's, not the
 # kernel's: the grace-period kthread or its timer did not get to run (a
 # TCG guest on a loaded host).
 HOST_STARVATION = ("kthread starved for", "timer wakeup didn't happen")
 RIP = re.compile(r"^RIP: [0-9a-f]+:([A-Za-z0-9_.]+)\+0x")
+# A compiler's suffixes on a function's name.
+CLONE_SUFFIX = re.compile(r"(\.(constprop|isra|part|cold)(\.[0-9]+)?)+$")
 
 
 def console_lines(console: Path) -> list[str]:
@@ -231,44 +242,70 @@ def console_lines(console: Path) -> list[str]:
     ]
 
 
+def report_title(lines: list[str]) -> str | None:
+    """The title of the report whose first lines are `lines`, or None
+    when no line names a kind of failure (a bare call trace)."""
+    for i, l in enumerate(lines):
+        kind = next(((k or l) for pattern, k in REPORT_KINDS if pattern.match(l)), None)
+        if kind is None:
+            continue
+        place = REPORT_PLACE.search(l) if kind == l or kind == "WARNING" else None
+        # The kind without what follows its name (an address, a place, a
+        # CPU, a time), hex words and numbers made N.
+        if kind == l:
+            kind = re.split(r",| at | in | for | - |!| \[|: (?=(?:0x)?[0-9a-f]*[0-9][0-9a-f]*\b)", kind, maxsplit=1)[0]
+        kind = re.sub(r"\b(0x)?[0-9a-f]*[0-9][0-9a-f]*\b", "N", kind).strip()
+        if place:
+            return f"{kind} in {CLONE_SUFFIX.sub('', place[1])}"
+        # The RIP of this report, not of one after it (an Oops line is
+        # the BUG's own).
+        for later in lines[i + 1 :]:
+            if not later.startswith("Oops") and any(pattern.match(later) for pattern, _ in REPORT_KINDS):
+                break
+            m = RIP.match(later)
+            if m:
+                return f"{kind} in {CLONE_SUFFIX.sub('', m[1])}"
+        return kind
+    return None
+
+
 class KernelReport:
     """A kernel's first report of a failure in a console: its title, the
-    run the corpus scenario was in, whether it blames the host, and the
-    console from there on (KERNEL_REPORT_LINES lines)."""
+    run the corpus scenario was in (and the last one it had started),
+    whether it blames the host, and the console from there on
+    (KERNEL_REPORT_LINES lines)."""
 
     def __init__(self, console: Path, reports: Path):
         lines = console_lines(console)
-        numbers = [int(l.split(":", 1)[0]) for l in reports.read_text(errors="replace").splitlines() if ":" in l]
+        numbers = [
+            int(m[1]) for m in (re.match(r"([0-9]+):", l) for l in reports.read_text(errors="replace").split("\n")) if m
+        ]
         if not numbers:
             raise SystemExit(f"{reports}: no report of a failure")
         first = numbers[0]
         self.excerpt = lines[first - 1 : first - 1 + KERNEL_REPORT_LINES]
-        self.run = None
+        self.run = self.last_run = None
         for l in lines[: first - 1]:
-            m = RUN_MARKER.match(l)
+            m = RUN_MARKER.search(l)
             if m:
-                self.run = (m[1], m[2]) if m[3] == "running" else None
-        self.host_starved = any(s in l for l in self.excerpt for s in HOST_STARVATION)
-        self.title = self.excerpt[0]
-        for i, l in enumerate(self.excerpt):
-            kind = next(((k or l) for pattern, k in REPORT_KINDS if pattern.match(l)), None)
-            if kind is None:
-                continue
-            # The kind without what follows its name (an address, a
-            # place, a CPU, a time), and without any number left.
-            kind = re.split(r",| at | in | - |!| \[|: [0-9]", kind)[0]
-            kind = re.sub(r"[0-9]+", "N", kind).strip()
-            rip = next((m[1] for m in map(RIP.match, self.excerpt[i:]) if m), None)
-            if rip:
-                kind += " in " + re.sub(r"(\.(constprop|isra|part|cold)(\.[0-9]+)?)+$", "", rip)
-            self.title = kind
-            break
+                self.last_run = (m[1], m[2])
+                self.run = self.last_run if m[3] == "running" else None
+        # The whole report, to its panic: another CPU's backtraces can
+        # come before what a stall says of its kthread.
+        end = next((i for i in range(first - 1, len(lines)) if lines[i].startswith("Kernel panic")), len(lines))
+        self.host_starved = any(s in l for l in lines[first - 1 : end + 1] for s in HOST_STARVATION)
+        self.title = report_title(self.excerpt)
+
+    def named(self) -> str:
+        return self.title or f"an unnamed report: {self.excerpt[0]}"
 
 
 def cmd_splat_run(args) -> int:
-    run = KernelReport(Path(args.console), Path(args.reports)).run
-    if run:
-        print(*run)
+    k = KernelReport(Path(args.console), Path(args.reports))
+    if args.title:
+        print(k.named())
+    elif k.run:
+        print(*k.run)
     return 0
 
 
@@ -281,15 +318,27 @@ def cmd_splat(args) -> int:
     run = first.run
     if run is None:
         where = "outside every run"
-        verdict = {"outcome": "error", "reason": f"the changed kernel failed {where} ({first.title}): could not test"}
+        verdict = {"outcome": "error", "reason": f"the changed kernel failed {where} ({first.named()}): could not test"}
     else:
         where = f"running {run[0]} as {run[1]}"
-        failed = f"the changed kernel failed {where} ({first.title})"
+        failed = f"the changed kernel failed {where} ({first.named()})"
+        # The second boot ran that run alone: what it reported after the
+        # run ended (an RCU callback of the run's) is the run's too.
+        same_run = second is not None and run in (second.run, second.last_run)
+        baseline_unfinished = [
+            d for d in (Path(args.baseline_runs), Path(args.rerun_baseline_runs))
+            if not (d / run[0] / run[1] / "status").exists() or (d / run[0] / run[1] / "timed-out").exists()
+        ]
         if second is None:
             verdict = {"outcome": "error", "reason": f"{failed}, but not when it ran alone: could not test"}
-        elif second.title != first.title or second.run != run:
-            again = second.title + ("" if second.run == run else ", outside the run")
+        elif first.title is None or second.title != first.title or not same_run:
+            again = second.named() + ("" if same_run else ", outside the run")
             verdict = {"outcome": "error", "reason": f"{failed}, and otherwise when it ran alone ({again}): could not test"}
+        elif baseline_unfinished:
+            verdict = {
+                "outcome": "error",
+                "reason": f"{failed}, twice, but the baseline kernel did not run it to the end (runs/{baseline_unfinished[0].name}): could not test",
+            }
         elif first.host_starved or second.host_starved:
             verdict = {
                 "outcome": "error",
@@ -357,7 +406,7 @@ def run_details(r: dict) -> list[str]:
 
 # Characters XML 1.0 does not allow, which a kernel's console or a
 # program's output can hold.
-XML_FORBIDDEN = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+XML_FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
 def xml_text(text: str) -> str:
@@ -692,8 +741,10 @@ def main() -> int:
     k = sub.add_parser("splat-run")
     for o in ("--console", "--reports"):
         k.add_argument(o, required=True)
+    k.add_argument("--title", action="store_true")
     k = sub.add_parser("splat")
-    for o in ("--runs", "--console", "--reports", "--rerun-console", "--rerun-reports", "--out"):
+    for o in ("--runs", "--console", "--reports", "--rerun-console", "--rerun-reports", "--baseline-runs",
+              "--rerun-baseline-runs", "--out"):
         k.add_argument(o, required=True)
     r = sub.add_parser("report")
     r.add_argument("--first", required=True)

@@ -561,7 +561,8 @@ rerun_differing() {
 	# boot's, where it would have shown: here it leaves the rerun with
 	# nothing to compare.
 	[ "$boot_splat" = 0 ] ||
-		die "the changed kernel failed in the rerun: $(sed -n '1s/^[0-9]*://p' "$out/runs/changed-rerun/kernel-reports") (see $out/runs/changed-rerun/console.log)"
+		die "the changed kernel failed in the rerun: $(python3 "$ANTINOMIE_ROOT/scripts/regress-report.py" splat-run --title \
+			--console "$out/runs/changed-rerun/console.log" --reports "$out/runs/changed-rerun/kernel-reports") (see $out/runs/changed-rerun/console.log)"
 }
 
 # splat_report: the changed kernel reported a failure of its own in the
@@ -569,8 +570,9 @@ rerun_differing() {
 # (regress-report.py splat-run: the scenario marks where each run starts
 # and ends in the kernel's log) is booted again, alone, on both kernels.
 # The same failure there (regress-report.py splat: a report of the same
-# kind in the same function, in that run, not blamed on the host), and
-# none from the baseline, makes that run a "splat", a change (exit 1);
+# kind in the same place, in that run, not blamed on the host), and the
+# baseline running it to the end both times, make that run a "splat", a
+# change (exit 1);
 # anything else, or a report outside every run, could not test. The
 # other runs are not compared: that boot handed back no results. The
 # report shows the changed kernel's console from its first report on.
@@ -588,6 +590,7 @@ splat_report() {
 	python3 "$ANTINOMIE_ROOT/scripts/regress-report.py" splat --runs "$work/runs" \
 		--console "$first/console.log" --reports "$first/kernel-reports" \
 		--rerun-console "$second/console.log" --rerun-reports "$second/kernel-reports" \
+		--baseline-runs "$out/runs/baseline" --rerun-baseline-runs "$out/runs/baseline-splat" \
 		--out "$out/diffs/compare.json" || die "reading the changed kernel's report failed"
 	write_report "$baseline_desc" "$kernel_a" "$changed_desc" "$kernel_b"
 }

@@ -55,7 +55,7 @@
 #   7. a change that makes the kernel stall in a call
 #      (scripts/tests/regression/stall.patch), with the decisions workload
 #      as root and user-p2: exit 1, changed, not could not test: decisions
-#      as root is a "splat", "RCU stall in task_bp_pinned" in its reason
+#      as root is a "splat", "stall in task_bp_pinned" in its reason
 #      and the console in the report, confirmed by a boot of that run
 #      alone on both kernels (the changed one stalled again, the baseline
 #      ran it to the end);
@@ -303,7 +303,7 @@ jq -e '.result == "changed" and .runs_differing == 1 and .runs_could_not_test ==
 	([.runs[] | select(.outcome == "splat") | "\(.workload) \(.context)"] == ["decisions root"])' "$r" >/dev/null ||
 	die "[7] report.json does not say decisions as root changed the kernel: $(jq -c '{result, runs: [.runs[] | {workload, context, outcome}]}' "$r")"
 reason=$(jq -r '.runs[] | select(.outcome == "splat") | .reason' "$r")
-[[ "$reason" == *"(RCU stall in task_bp_pinned), and the same when it ran alone"* ]] ||
+[[ "$reason" == *"(stall in task_bp_pinned), and the same when it ran alone"* ]] ||
 	die "[7] the reason does not name the stall and its confirmation: $reason"
 jq -e '.runs[] | select(.outcome == "splat") | .kernel_report | any(test("task_bp_pinned"))' "$r" >/dev/null ||
 	die "[7] the changed kernel's console in the report does not show where it stalled (task_bp_pinned)"
