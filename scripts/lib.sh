@@ -65,6 +65,37 @@ die() {
 	exit 1
 }
 
+# stop_process_trees PID...: end each PID and its descendants, down to
+# a QEMU that timeout(1) runs in a process group of its own (out of reach
+# of a kill of the caller's group or a terminal's interrupt). A stopped
+# process forks no more: the trees are stopped until they stop growing,
+# then ended, so that nothing started meanwhile is left running as an
+# orphan.
+stop_process_trees() {
+	local p procs=() before=-1
+	[ -e /proc/$$/task/$$/children ] ||
+		warn "this kernel lists no task's children (CONFIG_PROC_CHILDREN): QEMU may outlive the processes stopped here"
+	while [ ${#procs[@]} -ne "$before" ]; do
+		before=${#procs[@]}
+		procs=()
+		for p in "$@"; do
+			mapfile -t -O "${#procs[@]}" procs < <(process_tree "$p")
+		done
+		[ ${#procs[@]} -eq 0 ] || kill -STOP "${procs[@]}" 2>/dev/null || true
+	done
+	[ ${#procs[@]} -eq 0 ] || { kill -TERM "${procs[@]}" && kill -CONT "${procs[@]}"; } 2>/dev/null || true
+}
+# process_tree PID: PID and its descendants, one a line (the kernel's
+# list of each task's children; one that has ended has none).
+process_tree() {
+	local children child
+	echo "$1"
+	read -r -a children < <(cat /proc/"$1"/task/*/children 2>/dev/null) || true
+	for child in "${children[@]}"; do
+		process_tree "$child"
+	done
+}
+
 # kernel_reports LOG: where the kernel reports a failure of its own in
 # the console log LOG, one "N:LINE" per line (N the line's number in LOG,
 # LINE without its "[    1.234567] " stamp): a panic, BUG, WARNING,

@@ -523,32 +523,9 @@ boots_interrupted() {
 }
 # stop_boots: every process of the boots still running, down to QEMU
 # (which timeout(1) runs in a process group of its own, out of reach of
-# a terminal's interrupt). A stopped process forks no more: the trees
-# are stopped until they stop growing, then ended, so that nothing
-# started meanwhile is left running as an orphan.
+# a terminal's interrupt).
 stop_boots() {
-	local p procs=() before=-1
-	[ -e /proc/$$/task/$$/children ] ||
-		warn "this kernel lists no task's children (CONFIG_PROC_CHILDREN): QEMU may outlive the boots stopped here"
-	while [ ${#procs[@]} -ne "$before" ]; do
-		before=${#procs[@]}
-		procs=()
-		for p in "${boot_left[@]}"; do
-			mapfile -t -O "${#procs[@]}" procs < <(process_tree "$p")
-		done
-		[ ${#procs[@]} -eq 0 ] || kill -STOP "${procs[@]}" 2>/dev/null || true
-	done
-	[ ${#procs[@]} -eq 0 ] || { kill -TERM "${procs[@]}" && kill -CONT "${procs[@]}"; } 2>/dev/null || true
-}
-# process_tree PID: PID and its descendants, one a line (the kernel's
-# list of each task's children; one that has ended has none).
-process_tree() {
-	local children child
-	echo "$1"
-	read -r -a children < <(cat /proc/"$1"/task/*/children 2>/dev/null) || true
-	for child in "${children[@]}"; do
-		process_tree "$child"
-	done
+	[ ${#boot_left[@]} -eq 0 ] || stop_process_trees "${boot_left[@]}"
 }
 
 # rerun_differing: the runs of $work/differing once more on both kernels,

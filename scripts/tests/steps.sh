@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# The test command's steps and its background lane (scripts/steps-lib.sh),
+# on small written runs: a passing run reports every step, the lane's
+# after the others, each with its own time, and the lane's steps past its
+# gate start only once it is opened; a lane step that fails ends the run
+# at the next step under the lane step's name; a step that fails ends the
+# run at once and leaves nothing of the lane running, down to a process
+# that timeout(1) put in a process group of its own, as it does QEMU.
+. "$(dirname "$0")/../lib.sh"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# A sleep no other process on the machine runs, to look for afterwards.
+secs=$((4000 + $$ % 1000))
+
+# run NAME: the written run NAME ($tmp/NAME.sh) to $tmp/NAME.out; its
+# exit status to $tmp/NAME.rc.
+run() {
+	local rc=0
+	ANTINOMIE_ROOT=$ANTINOMIE_ROOT bash "$tmp/$1.sh" >"$tmp/$1.out" 2>&1 || rc=$?
+	echo "$rc" >"$tmp/$1.rc"
+}
+# expect NAME RC PATTERN...: the run exited RC and its output has each
+# extended regular expression.
+expect() {
+	local name=$1 want=$2 pattern
+	shift 2
+	[ "$(cat "$tmp/$name.rc")" = "$want" ] ||
+		{ sed 's/^/  | /' "$tmp/$name.out" >&2; die "$name: exit $(cat "$tmp/$name.rc"), not $want"; }
+	for pattern in "$@"; do
+		grep -qE -- "$pattern" "$tmp/$name.out" ||
+			{ sed 's/^/  | /' "$tmp/$name.out" >&2; die "$name: no line matching '$pattern'"; }
+	done
+}
+# written NAME: a run's script from stdin, after what every run shares.
+written() {
+	{
+		printf '%s\n' ". \"\$ANTINOMIE_ROOT/scripts/lib.sh\"" ". \"\$ANTINOMIE_ROOT/scripts/steps-lib.sh\""
+		cat
+	} >"$tmp/$1.sh"
+}
+
+stage "a passing run: each step reported once, the lane's after the others, the gate kept"
+written pass <<EOF
+lane_steps() {
+	lane_step "lane one" sleep 1 && lane_gate && lane_step "lane two" sh -c 'date +%s.%N >"$tmp/lane-two"'
+}
+lane_start lane_steps "two steps"
+step "main one" sleep 3
+step "main two" sh -c 'date +%s.%N >"$tmp/main-two"'
+lane_open
+lane_join
+summary
+EOF
+run pass
+expect pass 0 '^  ok +0:0[34]  main one$' '^  ok +0:0[12]  lane one$' '^  ok +0:0[01]  lane two$' \
+	'test: lane one \(in the background\)$'
+[ "$(grep -cE '^  ok ' "$tmp/pass.out")" -eq 4 ] || die "pass: not 4 steps in the summary"
+grep -A4 '^test summary' "$tmp/pass.out" | grep -o 'main one\|main two\|lane one\|lane two' | tr '\n' ' ' |
+	grep -qx 'main one main two lane one lane two ' || die "pass: the summary's steps are out of order"
+awk '{ exit !($1 > m) }' m="$(cat "$tmp/main-two")" "$tmp/lane-two" ||
+	die "pass: the lane's step past the gate ran before the gate was opened"
+info "4 steps; the lane's second step ran after the gate opened"
+
+stage "a lane step that fails ends the run at the next step, under its own name"
+written lane-fails <<'EOF'
+lane_steps() {
+	lane_step "lane fine" true && lane_step "lane broken" sh -c 'echo "error: broken on purpose"; exit 3' &&
+		lane_step "lane never" true
+}
+lane_start lane_steps "three steps"
+step "main first" sleep 2
+step "main second" true
+lane_join
+EOF
+run lane-fails
+expect lane-fails 1 "why 'lane broken' failed" '^  FAILED +0:0[01]  lane broken$' '^  \| error: broken on purpose$' \
+	'^2 passed, 1 failed$'
+! grep -qE 'main second|lane never' "$tmp/lane-fails.out" || die "lane-fails: a step ran after the lane's failure"
+info "the run ended before 'main second', naming 'lane broken'"
+
+stage "a step that fails ends the run at once, and the lane with it"
+written main-fails <<EOF
+lane_steps() {
+	lane_step "lane long" timeout $((secs + 5)) sleep $secs
+}
+lane_start lane_steps "one long step"
+step "main waits" sleep 2
+step "main broken" sh -c 'echo "error: broken on purpose"; exit 1'
+lane_join
+EOF
+t0=$(date +%s)
+run main-fails
+expect main-fails 1 "why 'main broken' failed" '^1 passed, 1 failed$'
+[ $(($(date +%s) - t0)) -lt 60 ] || die "main-fails: the run waited for its lane"
+sleep 1
+! pgrep -f "sleep $secs" >/dev/null || die "main-fails: the lane's sleep $secs is still running"
+info "ended in $(($(date +%s) - t0)) s; nothing of the lane left running"
+
+stage "the steps and the lane: each reported, ended and stopped as it should"
