@@ -18,13 +18,15 @@ summary() {
 
 # Each step's output, kept to say why it failed.
 step_log=$(mktemp /tmp/antinomie-step.XXXXXX)
-# The lane's steps: N.name, N.log, then N.done ("SECONDS STATUS") as each ends.
+# The lane's steps: N.name, N.log, then N.done ("SECONDS STATUS") as each
+# ends; "end" holds the lane's own exit status once it has ended.
 lane=$(mktemp -d /tmp/antinomie-lane.XXXXXX)
-lane_pid="" lane_joined=0
+lane_pid=""
 # shellcheck disable=SC2317 # the EXIT trap
 cleanup() {
-	# A lane still running, down to its make, compilers and QEMU.
-	if [ -n "$lane_pid" ] && [ "$lane_joined" -eq 0 ]; then
+	# A lane still running, down to its make, compilers and QEMU (one
+	# that has ended is not: its pid may be another process's by now).
+	if [ -n "$lane_pid" ] && [ ! -e "$lane/end" ]; then
 		stop_process_trees "$lane_pid"
 	fi
 	rm -rf "$step_log" "$step_log.rc" "$lane"
@@ -101,9 +103,14 @@ lane_gate() {
 lane_open() {
 	touch "$lane/gate"
 }
-# lane_start FUNCTION: run FUNCTION (lane_steps) as the lane.
+# lane_start FUNCTION DESCRIPTION: run FUNCTION (lane_steps) as the lane.
 lane_start() {
-	"$1" &
+	(
+		rc=0
+		"$1" || rc=$?
+		echo "$rc" >"$lane/end.tmp"
+		mv "$lane/end.tmp" "$lane/end"
+	) &
 	lane_pid=$!
 	info "started in the background: $2"
 }
@@ -116,25 +123,35 @@ lane_failed() {
 	done
 	return 1
 }
+# lane_running: the name of the lane's step that is running, if any.
+lane_running() {
+	local last
+	last=$(($(find "$lane" -name '*.name' | wc -l) - 1))
+	if [ "$last" -ge 0 ] && [ ! -e "$lane/$last.done" ]; then
+		cat "$lane/$last.name"
+	else
+		echo "between two steps"
+	fi
+}
 # lane_join: wait for the lane (a line a minute naming the step it is
-# in), then report its steps, as step() does, in their order.
+# in), then report its steps, as step() does, in their order; a lane that
+# ended otherwise than its steps did (killed, or failing between two) is
+# a failed step of its own.
 lane_join() {
-	local n=0 waited=0 status
+	local n=0 waited=0 status end
 	[ -n "$lane_pid" ] || return 0
 	lane_open
-	while kill -0 "$lane_pid" 2>/dev/null && ! lane_failed; do
+	while [ ! -e "$lane/end" ] && kill -0 "$lane_pid" 2>/dev/null && ! lane_failed; do
 		if [ $((waited % 60)) -eq 0 ]; then
-			stage "waiting for the background steps: $(cat "$lane/$(($(find "$lane" -name '*.name' | wc -l) - 1)).name")"
+			stage "waiting for the background steps: $(lane_running)"
 		fi
 		sleep 2
 		waited=$((waited + 2))
 	done
-	lane_failed || wait "$lane_pid" || true
-	lane_joined=1
 	while [ -e "$lane/$n.name" ]; do
 		status=$lane/$n.done
 		[ -e "$status" ] || {
-			echo "error: test: the background step ended with no exit status" >>"$lane/$n.log"
+			echo "error: $ANTINOMIE_PROG: the background step ended with no exit status" >>"$lane/$n.log"
 			echo "$waited 1" >"$status"
 		}
 		stage "$(cat "$lane/$n.name") (in the background)"
@@ -142,4 +159,11 @@ lane_join() {
 		record "$(cat "$lane/$n.name")" "$(cut -d' ' -f1 "$status")" "$(cut -d' ' -f2 "$status")" "$lane/$n.log"
 		n=$((n + 1))
 	done
+	end=$(cat "$lane/end" 2>/dev/null || echo "no exit status")
+	if [ "$end" != 0 ]; then
+		echo "error: $ANTINOMIE_PROG: the background steps ended with $end, after their last step passed" >"$lane/end.log"
+		stage "the background steps"
+		cat "$lane/end.log"
+		record "the background steps" "$waited" 1 "$lane/end.log"
+	fi
 }

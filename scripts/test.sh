@@ -37,66 +37,7 @@ case ${1:-} in
 esac
 [ $# -le 1 ] || die "usage: scripts/test.sh [--host | --guest]"
 
-names=() times=() results=()
-summary() {
-	echo
-	echo "test summary (elapsed per step):"
-	local i
-	for i in "${!names[@]}"; do
-		printf '  %-6s %6s  %s\n' "${results[$i]}" "$(fmt_secs "${times[$i]}")" "${names[$i]}"
-	done
-	printf '  total  %6s\n' "$(fmt_secs $(($(date +%s) - ANTINOMIE_T0)))"
-}
-
-# Each step's output, kept to say why it failed.
-step_log=$(mktemp /tmp/antinomie-step.XXXXXX)
-# The background build's log and exit status (below).
-background=$(mktemp -d /tmp/antinomie-background.XXXXXX)
-background_pid=""
-# shellcheck disable=SC2317 # the EXIT trap
-cleanup() {
-	# A build still running (no exit status yet), with its make and compilers.
-	if [ -n "$background_pid" ] && [ -z "$(ls "$background"/*.rc 2>/dev/null)" ]; then
-		kill -- -"$background_pid" 2>/dev/null || true
-	fi
-	rm -rf "$step_log" "$step_log.rc" "$background"
-}
-trap cleanup EXIT
-
-# why NAME: the failed step's lines that report a failure, and its last
-# lines. Printed last, as a CI report may keep only the tail of a run.
-why() {
-	echo
-	echo "why '$1' failed: its failure lines (up to 20), then its last 10 lines:"
-	grep -aE '^(not ok|# .*(FAIL|Expected)|error:|FAILED|failed)|panic|BUG:|WARNING:' \
-		"$step_log" | tail -n 20 | sed 's/^/  | /' || true
-	echo "  ..."
-	tail -n 10 "$step_log" | sed 's/^/  | /'
-}
-
-# step NAME CMD...: run one step; stop at the first failure (later steps
-# need what earlier ones built).
-step() {
-	local name=$1 t0 rc=0
-	shift
-	stage "$name"
-	t0=$(date +%s)
-	rm -f "$step_log.rc"
-	{ "$@" 2>&1 || echo $? >"$step_log.rc"; } | tee "$step_log"
-	[ ! -e "$step_log.rc" ] || rc=$(cat "$step_log.rc")
-	names+=("$name")
-	times+=($(($(date +%s) - t0)))
-	if [ "$rc" -eq 0 ]; then
-		results+=(ok)
-	else
-		results+=(FAILED)
-		summary
-		why "$name"
-		echo "test: ${#names[@]} steps run, $((${#names[@]} - 1)) passed, 1 failed"
-		echo "$((${#names[@]} - 1)) passed, 1 failed"
-		exit 1
-	fi
-}
+. scripts/steps-lib.sh
 
 # shellcheck disable=SC2317 # called through step()
 kernel_configs() {
@@ -104,36 +45,6 @@ kernel_configs() {
 	sed -n 's/^\([a-z0-9_-]*\):.*/\1/p' kconfig/variants | while read -r v; do
 		scripts/build-kernel.sh --config-only "$v" </dev/null || return 1
 	done
-}
-
-# The debug kernel shares no object with the others (its compiler flags
-# are its own), and a guest under TCG runs on one thread: the full tier
-# builds it in the background, at nice 19 and in a build tree of its own
-# (ANTINOMIE_BUILD_TREE_NAME, so that neither waits for the other's lock),
-# while the guest tier's and the regression step's guests boot on the
-# other core. Started once the image is built: beside the builds before
-# it (the series patch by patch, the selftests, the guest binaries) it
-# took more from them than it gave. Its step waits for it and shows its log.
-# background_build VARIANT: start that build.
-background_build() {
-	# shellcheck disable=SC2016 # $1 and $2 are the inner shell's.
-	setsid env ANTINOMIE_BUILD_TREE_NAME=build-background nice -n 19 \
-		bash -c 'scripts/build-kernel.sh "$1"; echo $? >"$2.tmp" && mv "$2.tmp" "$2"' build "$1" "$background/$1.rc" \
-		</dev/null >"$background/$1.log" 2>&1 &
-	background_pid=$!
-	info "building the $1 kernel in the background (nice 19), its step waits for it"
-}
-# background_wait VARIANT: wait for the build (the step runs in a
-# subshell, which cannot wait(1) for it), print its log, fail as it did.
-# shellcheck disable=SC2317 # called through step()
-background_wait() {
-	local rc=$background/$1.rc
-	while [ ! -f "$rc" ] && kill -0 "$background_pid" 2>/dev/null; do
-		sleep 2
-	done
-	cat "$background/$1.log"
-	[ -s "$rc" ] || { echo "error: test: the background build of $1 ended with no exit status"; return 1; }
-	return "$(cat "$rc")"
 }
 
 # finish: the summary and the closing count; the end of a passed run.
@@ -197,6 +108,8 @@ step "regression report for CI systems: KTAP read by kunit_parser.py, KCIDB vali
 	scripts/tests/ci-formats.sh
 step "regression report: a changed kernel's own report of a failure, on written consoles" \
 	scripts/tests/kernel-failure-report.sh
+step "the test command's steps: each reported, a failure ending the run, the background lane stopped with it" \
+	scripts/tests/steps.sh
 step "kernel series: apply, export, checkpatch" scripts/check-series.sh
 step "kernel configs: every option sticks" kernel_configs
 [ "$tier" != host ] || finish
@@ -207,8 +120,35 @@ step "capture off costs a NOP per hook site (vmlinux)" scripts/show-nop-path.sh
 step "kernel series: every patch builds on the ones before it" scripts/check-series-builds.sh
 step "kernel selftests (static)" scripts/build-selftests.sh
 step "guest initramfs" qemu/build-initramfs.sh "$ANTINOMIE_CACHE/selftests/root"
-# From here on guests boot, each on one host thread: the other core builds.
-[ "$tier" != full ] || background_build debug
+# From here on guests boot, each on one host thread: the other core builds
+# the debug kernel, which shares no object with the others (its compiler
+# flags are its own), in a build tree of its own (so that neither build
+# waits for the other's lock). Started once the image is built: beside the
+# builds before it (the series patch by patch, the selftests, the guest
+# binaries) it took more from them than it gave. Its boots wait for the
+# regression step, whose two guests at once must not share the two cores
+# with a third (a guest starved of its host thread reports an RCU stall),
+# then run beside the off kernel's build (at nice 19) and boot and the
+# failure modes.
+# shellcheck disable=SC2317 # the lane
+debug_lane() {
+	lane_step "kernel build (debug: -O2, PREEMPT, KASAN, UBSAN, lockdep, KFENCE)" \
+		env ANTINOMIE_BUILD_TREE_NAME=build-background nice -n 19 scripts/build-kernel.sh debug &&
+		lane_gate &&
+		lane_step "boot (debug): the raw ABI beside the kselftest, no splat" \
+			qemu/run.sh --quiet --variant debug --scenario capture --timeout 900 \
+			--log "$ANTINOMIE_CACHE/console-debug.log" &&
+		# stack_depot_disable=on: KASAN's stack depot refills its pool at
+		# random, which would make the fault-injection points a call takes
+		# vary from run to run (see
+		# tools/testing/selftests/antinomie/fidelity_test.c).
+		lane_step "boot (debug): kselftest of the raw ABI, no splat" \
+			qemu/run.sh --quiet --variant debug --scenario kselftest-antinomie --timeout 1200 \
+			--append stack_depot_disable=on --log "$ANTINOMIE_CACHE/console-debug.log" &&
+		lane_step "boot (debug): randomized campaign, capture off vs on, no splat" \
+			scripts/campaign.sh --calls 20000
+}
+[ "$tier" != full ] || lane_start debug_lane "the debug kernel's build (nice 19), then its boots"
 step "boot: smoke scenario + KUnit" qemu/run.sh --scenario smoke
 step "boot: the raw ABI beside the kselftest (poll() wake-up)" qemu/run.sh --quiet --scenario capture
 step "boot: kselftest of the raw ABI" \
@@ -231,18 +171,10 @@ step "LAVA: the corpus test definition run by tuxrun and lava-dispatcher; two jo
 
 step "regression testing: scripts/regress.sh on the normal kernel and a changed one" \
 	scripts/tests/regress.sh
-step "kernel build (off: CONFIG_ANTINOMIE=n)" scripts/build-kernel.sh off
+lane_open
+# At nice 19: the debug kernel's guest has the other core.
+step "kernel build (off: CONFIG_ANTINOMIE=n)" nice -n 19 scripts/build-kernel.sh off
 step "boot (off): smoke + KUnit" qemu/run.sh --quiet --variant off --scenario smoke
-step "kernel build (debug: -O2, PREEMPT, KASAN, UBSAN, lockdep, KFENCE), in the background since the image" \
-	background_wait debug
-step "boot (debug): the raw ABI beside the kselftest, no splat" \
-	qemu/run.sh --quiet --variant debug --scenario capture --timeout 900
-# stack_depot_disable=on: KASAN's stack depot refills its pool at random,
-# which would make the fault-injection points a call takes vary from run
-# to run (see tools/testing/selftests/antinomie/fidelity_test.c).
-step "boot (debug): kselftest of the raw ABI, no splat" \
-	qemu/run.sh --quiet --variant debug --scenario kselftest-antinomie --timeout 1200 \
-	--append stack_depot_disable=on
-step "boot (debug): randomized campaign, capture off vs on, no splat" scripts/campaign.sh --calls 20000
 step "failure modes" scripts/tests/failure-modes.sh
+lane_join
 finish

@@ -4,9 +4,10 @@
 # on small written runs: a passing run reports every step, the lane's
 # after the others, each with its own time, and the lane's steps past its
 # gate start only once it is opened; a lane step that fails ends the run
-# at the next step under the lane step's name; a step that fails ends the
-# run at once and leaves nothing of the lane running, down to a process
-# that timeout(1) put in a process group of its own, as it does QEMU.
+# at the next step under the lane step's name; a lane killed between two
+# steps fails the run; a step that fails ends the run at once and leaves
+# nothing of the lane running, down to a grandchild that timeout(1) put
+# in a process group of its own, as qemu/run.sh's timeout(1) does QEMU.
 . "$(dirname "$0")/../lib.sh"
 
 tmp=$(mktemp -d)
@@ -15,10 +16,10 @@ trap 'rm -rf "$tmp"' EXIT
 secs=$((4000 + $$ % 1000))
 
 # run NAME: the written run NAME ($tmp/NAME.sh) to $tmp/NAME.out; its
-# exit status to $tmp/NAME.rc.
+# exit status to $tmp/NAME.rc (124: it hung, and was stopped).
 run() {
 	local rc=0
-	ANTINOMIE_ROOT=$ANTINOMIE_ROOT bash "$tmp/$1.sh" >"$tmp/$1.out" 2>&1 || rc=$?
+	ANTINOMIE_ROOT=$ANTINOMIE_ROOT timeout 120 bash "$tmp/$1.sh" >"$tmp/$1.out" 2>&1 || rc=$?
 	echo "$rc" >"$tmp/$1.rc"
 }
 # expect NAME RC PATTERN...: the run exited RC and its output has each
@@ -55,7 +56,7 @@ summary
 EOF
 run pass
 expect pass 0 '^  ok +0:0[34]  main one$' '^  ok +0:0[12]  lane one$' '^  ok +0:0[01]  lane two$' \
-	'test: lane one \(in the background\)$'
+	'pass: lane one \(in the background\)$'
 [ "$(grep -cE '^  ok ' "$tmp/pass.out")" -eq 4 ] || die "pass: not 4 steps in the summary"
 grep -A4 '^test summary' "$tmp/pass.out" | grep -o 'main one\|main two\|lane one\|lane two' | tr '\n' ' ' |
 	grep -qx 'main one main two lane one lane two ' || die "pass: the summary's steps are out of order"
@@ -83,7 +84,7 @@ info "the run ended before 'main second', naming 'lane broken'"
 stage "a step that fails ends the run at once, and the lane with it"
 written main-fails <<EOF
 lane_steps() {
-	lane_step "lane long" timeout $((secs + 5)) sleep $secs
+	lane_step "lane long" sh -c 'timeout $((secs + 5)) sleep $secs; exit \$?'
 }
 lane_start lane_steps "one long step"
 step "main waits" sleep 2
@@ -95,7 +96,25 @@ run main-fails
 expect main-fails 1 "why 'main broken' failed" '^1 passed, 1 failed$'
 [ $(($(date +%s) - t0)) -lt 60 ] || die "main-fails: the run waited for its lane"
 sleep 1
-! pgrep -f "sleep $secs" >/dev/null || die "main-fails: the lane's sleep $secs is still running"
+if pgrep -f "sleep $secs" >/dev/null; then
+	pkill -f "sleep $secs" || true
+	die "main-fails: the lane's sleep $secs was still running"
+fi
 info "ended in $(($(date +%s) - t0)) s; nothing of the lane left running"
+
+stage "a lane killed between two steps fails the run"
+written lane-killed <<'EOF'
+lane_steps() {
+	lane_step "lane before" true && lane_gate && lane_step "lane after" true
+}
+lane_start lane_steps "two steps"
+step "main kills the lane" sh -c "sleep 1; kill -KILL $lane_pid"
+lane_join
+EOF
+run lane-killed
+expect lane-killed 1 "why 'the background steps' failed" \
+	'error: lane-killed: the background steps ended with no exit status, after their last step passed' \
+	'^2 passed, 1 failed$'
+info "reported as 'the background steps', failed"
 
 stage "the steps and the lane: each reported, ended and stopped as it should"
