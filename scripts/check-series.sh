@@ -27,7 +27,16 @@ ensure_base_git
 load_series "$pdir"
 
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"; git --git-dir="$BASE_GIT" worktree prune' EXIT
+# The configuration checks that run beside checkpatch (below), while they do.
+refusing_pids=()
+# shellcheck disable=SC2317 # the EXIT trap
+cleanup() {
+	[ ${#refusing_pids[@]} -eq 0 ] || stop_process_trees "${refusing_pids[@]}"
+	wait
+	rm -rf "$tmp"
+	git --git-dir="$BASE_GIT" worktree prune
+}
+trap cleanup EXIT
 
 if [ -z "${ANTINOMIE_PATCH_DIR:-}" ]; then
 	# The build tree is exactly base + this series, applied with git am.
@@ -89,27 +98,6 @@ if [ -z "${ANTINOMIE_PATCH_DIR:-}" ]; then
 	done
 fi
 
-stage "checkpatch.pl --strict"
-bad=0
-for p in "${patches[@]}"; do
-	# spdxcheck.py needs Debian's python3 (python3-ply, python3-git), not
-	# whatever python3 comes first on PATH.
-	if ! (cd "$tree" && PATH=/usr/bin:/bin:$PATH perl scripts/checkpatch.pl --strict --quiet --no-summary \
-		--show-types "$p") >"$tmp/cp.log" 2>&1; then
-		cat "$tmp/cp.log" >&2
-		echo "error: check-series: checkpatch --strict: $(basename "$p") has problems (above)" >&2
-		bad=1
-	elif [ -s "$tmp/cp.log" ]; then
-		cat "$tmp/cp.log" >&2
-		echo "error: check-series: checkpatch --strict: $(basename "$p") is not clean (above)" >&2
-		bad=1
-	fi
-done
-[ $bad -eq 0 ] || exit 1
-
-stage "uapi header matches abi/antinomie.h"
-cmp -s "$ANTINOMIE_ROOT/abi/antinomie.h" "$tree/include/uapi/linux/antinomie.h" ||
-	die "include/uapi/linux/antinomie.h in the series differs from abi/antinomie.h"
 # refuses_antinomie ARCH SYMBOL...: a tinyconfig of ARCH with PERF_EVENTS
 # and kconfig/antinomie.config merged has every SYMBOL=y (else the check
 # would prove nothing) and no CONFIG_ANTINOMIE.
@@ -118,7 +106,6 @@ refuses_antinomie() {
 	shift
 	stage "ARCH=$arch: CONFIG_ANTINOMIE cannot be selected"
 	mkdir "$dir"
-	printf 'CONFIG_PERF_EVENTS=y\n' >"$tmp/perf.config"
 	make -C "$tree" -s O="$dir" ARCH="$arch" tinyconfig >"$dir.log" 2>&1 ||
 		die "make ARCH=$arch tinyconfig failed: $(tail -n1 "$dir.log")"
 	(cd "$tree" && ARCH=$arch scripts/kconfig/merge_config.sh -m -O "$dir" "$dir/.config" \
@@ -134,6 +121,48 @@ refuses_antinomie() {
 		die "an ARCH=$arch configuration selects $(grep '^CONFIG_ANTINOMIE' "$dir/.config" | tr '\n' ' ')(init/Kconfig must depend on X86_64)"
 	fi
 }
-refuses_antinomie i386 CONFIG_X86_32
-refuses_antinomie alpha CONFIG_ALPHA CONFIG_64BIT
+# Each configuration is a single-threaded make, as checkpatch is a
+# single-threaded perl: both run beside it, their output shown after it.
+printf 'CONFIG_PERF_EVENTS=y\n' >"$tmp/perf.config"
+refusing_arches=(i386 alpha)
+refuses_antinomie i386 CONFIG_X86_32 >"$tmp/refuses-i386.log" 2>&1 &
+refusing_pids+=($!)
+refuses_antinomie alpha CONFIG_ALPHA CONFIG_64BIT >"$tmp/refuses-alpha.log" 2>&1 &
+refusing_pids+=($!)
+
+stage "checkpatch.pl --strict"
+# Two patches at a time, each checkpatch's output and status to its own
+# files, reported in the series' order. spdxcheck.py needs Debian's
+# python3 (python3-ply, python3-git), not whatever python3 comes first on
+# PATH.
+# shellcheck disable=SC2016 # $1 and $2 are the inner shell's.
+for i in "${!patches[@]}"; do printf '%s\0%s\0' "$i" "${patches[$i]}"; done |
+	(cd "$tree" && PATH=/usr/bin:/bin:$PATH xargs -0 -P 2 -n 2 sh -c \
+		'perl scripts/checkpatch.pl --strict --quiet --no-summary --show-types "$2" >"$0/cp-$1.log" 2>&1; echo $? >"$0/cp-$1.rc"' "$tmp") ||
+	true # a patch with no status is reported below
+bad=0
+for i in "${!patches[@]}"; do
+	p=${patches[$i]}
+	if [ "$(cat "$tmp/cp-$i.rc" 2>/dev/null)" != 0 ]; then
+		cat "$tmp/cp-$i.log" >&2
+		echo "error: check-series: checkpatch --strict: $(basename "$p") has problems (above)" >&2
+		bad=1
+	elif [ -s "$tmp/cp-$i.log" ]; then
+		cat "$tmp/cp-$i.log" >&2
+		echo "error: check-series: checkpatch --strict: $(basename "$p") is not clean (above)" >&2
+		bad=1
+	fi
+done
+[ $bad -eq 0 ] || exit 1
+
+stage "uapi header matches abi/antinomie.h"
+cmp -s "$ANTINOMIE_ROOT/abi/antinomie.h" "$tree/include/uapi/linux/antinomie.h" ||
+	die "include/uapi/linux/antinomie.h in the series differs from abi/antinomie.h"
+for i in "${!refusing_arches[@]}"; do
+	rc=0
+	wait "${refusing_pids[$i]}" || rc=$?
+	cat "$tmp/refuses-${refusing_arches[$i]}.log"
+	[ "$rc" -eq 0 ] || exit 1
+done
+refusing_pids=()
 stage "series OK: ${#patches[@]} patch(es), export byte-identical, test patches apply, checkpatch --strict clean, no CONFIG_ANTINOMIE on i386 or alpha"
