@@ -83,7 +83,8 @@ stop_process_trees() {
 		done
 		[ ${#procs[@]} -eq 0 ] || kill -STOP "${procs[@]}" 2>/dev/null || true
 	done
-	[ ${#procs[@]} -eq 0 ] || { kill -TERM "${procs[@]}" && kill -CONT "${procs[@]}"; } 2>/dev/null || true
+	# One process gone meanwhile makes kill fail; the others must still go on.
+	[ ${#procs[@]} -eq 0 ] || { kill -TERM "${procs[@]}"; kill -CONT "${procs[@]}"; } 2>/dev/null || true
 }
 # process_tree PID: PID and its descendants, one a line (the kernel's
 # list of each task's children; one that has ended has none).
