@@ -77,6 +77,10 @@ resolve_source() {
 		SRC_KEY=custom-$(printf '%s' "$SRC_DIR" | sha256sum | cut -c1-12)
 		return
 	fi
+	# Two commands on a fresh cache (the test command's cargo test and its
+	# debug kernel's build) would both fetch into one apt state directory
+	# and unpack over each other.
+	hold_lock kernel-source "the pinned source's fetch and unpack"
 	if [ -n "${KERNEL_TARBALL:-}" ]; then
 		tarball=$(cd "$(dirname "$KERNEL_TARBALL")" && pwd)/$(basename "$KERNEL_TARBALL")
 		[ -f "$tarball" ] || die "KERNEL_TARBALL=$KERNEL_TARBALL does not exist"
@@ -112,6 +116,7 @@ resolve_source() {
 		check_kernel_version "$SRC_DIR"
 		touch "$SRC_DIR/.antinomie-unpacked"
 	fi
+	release_lock kernel-source
 }
 
 # ensure_base_git: import the pristine source into base.git once.

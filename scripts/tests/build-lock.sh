@@ -9,7 +9,8 @@
 # changed kernel's kernel/events/core.o must hold the change and the
 # normal one's be what it was before; the build tree must be left exactly
 # at the series, and neither build may have had to take the change out of
-# a tree that someone else had already reset.
+# a tree that someone else had already reset. Then two first uses of an
+# empty cache at once: the pinned source unpacked once.
 # Needs the normal kernel (the test command builds it first).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../kernel-lib.sh"
@@ -62,3 +63,35 @@ resolve_source >/dev/null
 left=$(git -C "$ANTINOMIE_CACHE/pin/$SRC_KEY/build" status --porcelain --untracked-files=no)
 [ -z "$left" ] || die "the build tree is left with changes: $(head -n 3 <<<"$left" | paste -sd' ' -)"
 info "both built; the build tree is at the series"
+
+# Two first uses of an empty cache at once (the test command's cargo test
+# and its debug kernel's build): the pinned source is unpacked once, whole,
+# where both say it is, and the second says it waited. A tarball of the
+# pinned version's Makefile and ten thousand empty files stands for the real
+# one: unpacking it takes long enough for two unlocked unpacks to overlap.
+stage "two commands on an empty cache at once: the source unpacked once"
+fake=$tmp/fake/linux-$KERNEL_VERSION
+mkdir -p "$fake/many"
+IFS=. read -r version patchlevel sublevel <<<"$KERNEL_VERSION"
+printf 'VERSION = %s\nPATCHLEVEL = %s\nSUBLEVEL = %s\n' "$version" "$patchlevel" "$sublevel" >"$fake/Makefile"
+(cd "$fake/many" && seq 10000 | xargs touch)
+tar -cf "$tmp/fake.tar" -C "$tmp/fake" "linux-$KERNEL_VERSION"
+sha=$(sha256sum <"$tmp/fake.tar" | cut -d' ' -f1)
+pids=()
+for n in 1 2; do
+	ANTINOMIE_CACHE=$tmp/empty KERNEL_TARBALL=$tmp/fake.tar KERNEL_TARBALL_SHA256=$sha \
+		"$ANTINOMIE_ROOT/scripts/kernel-source.sh" >"$tmp/source$n.out" 2>"$tmp/source$n.log" </dev/null &
+	pids+=($!)
+done
+rcs=""
+for pid in "${pids[@]}"; do
+	rc=0
+	wait "$pid" || rc=$?
+	rcs="$rcs $rc"
+done
+src=$(tail -n 1 "$tmp/source1.out")
+[ "$src" = "$(tail -n 1 "$tmp/source2.out")" ] || die "the two said different trees: $src, $(tail -n 1 "$tmp/source2.out")"
+[ "$(find "$src" -type f | wc -l)" -eq 10002 ] ||
+	die "$src holds $(find "$src" -type f | wc -l) files, not the tarball's 10001 and the mark: unpacked over each other"
+grep -q "waiting for the pinned source" "$tmp"/source?.out || die "neither said that it waited for the other"
+info "unpacked once; $(grep -h -m1 "waiting for" "$tmp"/source?.out | sed 's/^[^a-z]*//')"
