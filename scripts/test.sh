@@ -93,6 +93,38 @@ publishable_crates() {
 }
 
 step "host packages" scripts/install-deps.sh
+# The debug kernel shares no object with the others (its compiler flags
+# are its own): it builds in the background from here on, at nice 19, in
+# a build tree of its own (so that neither build waits for the other's
+# lock). It takes what the steps leave idle: the host tier's
+# single-threaded tools, the builds' links, and from the image on the
+# second core, for a TCG guest runs on one host thread. nice holds
+# because the lane stays in this session: in a session of its own
+# (setsid) it would be a scheduler autogroup of its own, which nice does
+# not reach, and take half the machine from the steps. Its boots
+# wait for the regression step, whose two guests at once must not share
+# the two cores with a third (a guest starved of its host thread reports
+# an RCU stall), then run beside the off kernel's build (at nice 19) and
+# boot and the failure modes.
+# shellcheck disable=SC2317 # the lane
+debug_lane() {
+	lane_step "kernel build (debug: -O2, PREEMPT, KASAN, UBSAN, lockdep, KFENCE)" \
+		env ANTINOMIE_BUILD_TREE_NAME=build-background nice -n 19 scripts/build-kernel.sh debug &&
+		lane_gate &&
+		lane_step "boot (debug): the raw ABI beside the kselftest, no splat" \
+			qemu/run.sh --quiet --variant debug --scenario capture --timeout 900 \
+			--log "$ANTINOMIE_CACHE/console-debug.log" &&
+		# stack_depot_disable=on: KASAN's stack depot refills its pool at
+		# random, which would make the fault-injection points a call takes
+		# vary from run to run (see
+		# tools/testing/selftests/antinomie/fidelity_test.c).
+		lane_step "boot (debug): kselftest of the raw ABI, no splat" \
+			qemu/run.sh --quiet --variant debug --scenario kselftest-antinomie --timeout 1200 \
+			--append stack_depot_disable=on --log "$ANTINOMIE_CACHE/console-debug.log" &&
+		lane_step "boot (debug): randomized campaign, capture off vs on, no splat" \
+			scripts/campaign.sh --calls 20000
+}
+[ "$tier" != full ] || lane_start debug_lane "the debug kernel's build (nice 19), then its boots"
 step "cargo fmt --check" cargo fmt --all --check
 step "cargo clippy -D warnings" cargo clippy --workspace --all-targets --locked -- -D warnings
 step "cargo test (attr table against the pinned uapi header)" cargo_test
@@ -120,35 +152,6 @@ step "capture off costs a NOP per hook site (vmlinux)" scripts/show-nop-path.sh
 step "kernel series: every patch builds on the ones before it" scripts/check-series-builds.sh
 step "kernel selftests (static)" scripts/build-selftests.sh
 step "guest initramfs" qemu/build-initramfs.sh "$ANTINOMIE_CACHE/selftests/root"
-# From here on guests boot, each on one host thread: the other core builds
-# the debug kernel, which shares no object with the others (its compiler
-# flags are its own), in a build tree of its own (so that neither build
-# waits for the other's lock). Started once the image is built: beside the
-# builds before it (the series patch by patch, the selftests, the guest
-# binaries) it took more from them than it gave. Its boots wait for the
-# regression step, whose two guests at once must not share the two cores
-# with a third (a guest starved of its host thread reports an RCU stall),
-# then run beside the off kernel's build (at nice 19) and boot and the
-# failure modes.
-# shellcheck disable=SC2317 # the lane
-debug_lane() {
-	lane_step "kernel build (debug: -O2, PREEMPT, KASAN, UBSAN, lockdep, KFENCE)" \
-		env ANTINOMIE_BUILD_TREE_NAME=build-background nice -n 19 scripts/build-kernel.sh debug &&
-		lane_gate &&
-		lane_step "boot (debug): the raw ABI beside the kselftest, no splat" \
-			qemu/run.sh --quiet --variant debug --scenario capture --timeout 900 \
-			--log "$ANTINOMIE_CACHE/console-debug.log" &&
-		# stack_depot_disable=on: KASAN's stack depot refills its pool at
-		# random, which would make the fault-injection points a call takes
-		# vary from run to run (see
-		# tools/testing/selftests/antinomie/fidelity_test.c).
-		lane_step "boot (debug): kselftest of the raw ABI, no splat" \
-			qemu/run.sh --quiet --variant debug --scenario kselftest-antinomie --timeout 1200 \
-			--append stack_depot_disable=on --log "$ANTINOMIE_CACHE/console-debug.log" &&
-		lane_step "boot (debug): randomized campaign, capture off vs on, no splat" \
-			scripts/campaign.sh --calls 20000
-}
-[ "$tier" != full ] || lane_start debug_lane "the debug kernel's build (nice 19), then its boots"
 step "boot: smoke scenario + KUnit" qemu/run.sh --scenario smoke
 step "boot: the raw ABI beside the kselftest (poll() wake-up)" qemu/run.sh --quiet --scenario capture
 step "boot: kselftest of the raw ABI" \
