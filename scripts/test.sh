@@ -147,7 +147,7 @@ step "kernel configs: every option sticks" kernel_configs
 [ "$tier" != host ] || finish
 
 step "kernel build (normal)" scripts/build-kernel.sh normal
-step "two kernel builds on one cache at once: one waits for the other, each right" scripts/tests/build-lock.sh
+step "two commands on one cache at once (two kernel builds; two first unpacks of the source): one waits, each right" scripts/tests/build-lock.sh
 step "capture off costs a NOP per hook site (vmlinux)" scripts/show-nop-path.sh
 step "kernel series: every patch builds on the ones before it" scripts/check-series-builds.sh
 step "kernel selftests (static)" scripts/build-selftests.sh
