@@ -12,7 +12,8 @@
 
 # fetch_debian_orig: download the orig tarball with apt-get source from the
 # Debian security archive named by the machine's own apt configuration, into
-# a private apt state dir. Prints the tarball path.
+# a private apt state dir. Prints the tarball path. The caller holds the
+# lock kernel-source when the tarball is missing (resolve_source).
 fetch_debian_orig() {
 	local dl uri
 	dl=$(dl_dir)
@@ -21,6 +22,9 @@ fetch_debian_orig() {
 		uri=$(debian_security_uri) || die "no Debian security archive in the apt configuration (/etc/apt); set KERNEL_TARBALL or KERNEL_SRC"
 		stage "fetching $KERNEL_ORIG_TARBALL (linux=$KERNEL_DEB_VERSION, $KERNEL_DEB_SUITE)" >&2
 		local tmp
+		# What a fetch that was killed left behind (the caller holds the
+		# source's lock: no other fetch is running).
+		rm -rf "$dl"/.fetch.*
 		tmp=$(mktemp -d "$dl/.fetch.XXXXXX")
 		apt_source_download "$ANTINOMIE_CACHE/apt" "$tmp" /dev/stderr "linux=$KERNEL_DEB_VERSION" \
 			<<<"deb-src $uri $KERNEL_DEB_SUITE main"
@@ -69,18 +73,19 @@ check_kernel_version() {
 }
 
 # resolve_source: set SRC_KEY and SRC_DIR (pristine, unpacked, verified).
+# The fetch and the unpack are under a lock, taken only when one of them
+# is to do: two commands on an empty cache (the test command's cargo test
+# and its debug kernel's build) would otherwise both fetch into one apt
+# state directory and unpack over each other. Whoever holds the lock
+# first does the work; the other finds it done.
 resolve_source() {
-	local tarball sha
+	local tarball sha unpacked
 	if [ -n "${KERNEL_SRC:-}" ]; then
 		SRC_DIR=$(cd "$KERNEL_SRC" && pwd) || die "KERNEL_SRC=$KERNEL_SRC does not exist"
 		check_kernel_version "$SRC_DIR"
 		SRC_KEY=custom-$(printf '%s' "$SRC_DIR" | sha256sum | cut -c1-12)
 		return
 	fi
-	# Two commands on a fresh cache (the test command's cargo test and its
-	# debug kernel's build) would both fetch into one apt state directory
-	# and unpack over each other.
-	hold_lock kernel-source "the pinned source's fetch and unpack"
 	if [ -n "${KERNEL_TARBALL:-}" ]; then
 		tarball=$(cd "$(dirname "$KERNEL_TARBALL")" && pwd)/$(basename "$KERNEL_TARBALL")
 		[ -f "$tarball" ] || die "KERNEL_TARBALL=$KERNEL_TARBALL does not exist"
@@ -95,18 +100,26 @@ resolve_source() {
 		sha=$(sha256sum "$tarball" | cut -c1-12)
 		SRC_KEY=custom-$sha
 	else
-		stage "pinned source: $KERNEL_ORIG_TARBALL"
-		tarball=$(fetch_debian_orig)
-		verify_sha256 "$tarball" "$KERNEL_ORIG_SHA256"
 		SRC_KEY=debian
 	fi
 	SRC_DIR=$ANTINOMIE_CACHE/pin/$SRC_KEY/src/linux-$KERNEL_VERSION
-	if [ ! -f "$SRC_DIR/.antinomie-unpacked" ]; then
+	unpacked=$SRC_DIR/.antinomie-unpacked
+	if [ -z "${KERNEL_TARBALL:-}" ]; then
+		stage "pinned source: $KERNEL_ORIG_TARBALL"
+		{ [ -f "$(dl_dir)/$KERNEL_ORIG_TARBALL" ] && [ -f "$unpacked" ]; } ||
+			hold_lock kernel-source "the pinned source's fetch and unpack"
+		tarball=$(fetch_debian_orig)
+		verify_sha256 "$tarball" "$KERNEL_ORIG_SHA256"
+	fi
+	[ -f "$unpacked" ] || hold_lock kernel-source "the pinned source's fetch and unpack"
+	if [ ! -f "$unpacked" ]; then
 		stage "unpacking $(basename "$tarball")"
 		local parent tmp top
 		parent=$(dirname "$SRC_DIR")
 		mkdir -p "$parent"
-		rm -rf "$SRC_DIR"
+		# What an unpack that was killed left behind; no other command
+		# unpacks while this one holds the lock.
+		rm -rf "$SRC_DIR" "$parent"/.unpack.*
 		tmp=$(mktemp -d "$parent/.unpack.XXXXXX")
 		tar -xf "$tarball" -C "$tmp" || { rm -rf "$tmp"; die "cannot unpack $tarball"; }
 		top=$(find "$tmp" -mindepth 1 -maxdepth 1 -type d | head -n 1)
@@ -114,7 +127,7 @@ resolve_source() {
 		mv "$top" "$SRC_DIR"
 		rm -rf "$tmp"
 		check_kernel_version "$SRC_DIR"
-		touch "$SRC_DIR/.antinomie-unpacked"
+		touch "$unpacked"
 	fi
 	release_lock kernel-source
 }

@@ -24,13 +24,18 @@ before=$(sha256sum <"$normal/kernel/events/core.o")
 tmp=$(mktemp -d)
 # The changed kernel's build while it runs, in a process group of its own
 # (its make and compilers with it); "" once waited for. Never 0, which
-# kill(1) takes for the test command's own process group.
+# kill(1) takes for the test command's own process group. set -m, not
+# setsid: a session of its own would be a scheduler autogroup of its own,
+# and the debug kernel's build at nice 19 beside the test command would
+# get as much of the machine as this one.
 first=""
 trap '[ -z "$first" ] || kill -- -"$first" 2>/dev/null; wait; rm -rf "$tmp"' EXIT
 
 stage "the changed kernel ($(basename "$change")), in the background"
-KERNEL_TEST_PATCH=$change setsid "$ANTINOMIE_ROOT/scripts/build-kernel.sh" normal >"$tmp/changed.log" 2>&1 </dev/null &
+set -m
+KERNEL_TEST_PATCH=$change "$ANTINOMIE_ROOT/scripts/build-kernel.sh" normal >"$tmp/changed.log" 2>&1 </dev/null &
 first=$!
+set +m
 for _ in $(seq 600); do
 	grep -q 'applying test patch' "$tmp/changed.log" && break
 	kill -0 "$first" 2>/dev/null || break
@@ -66,9 +71,11 @@ info "both built; the build tree is at the series"
 
 # Two first uses of an empty cache at once (the test command's cargo test
 # and its debug kernel's build): the pinned source is unpacked once, whole,
-# where both say it is, and the second says it waited. A tarball of the
-# pinned version's Makefile and ten thousand empty files stands for the real
-# one: unpacking it takes long enough for two unlocked unpacks to overlap.
+# where both say it is. The test holds the source's lock until both
+# commands say that they wait for it, so that both have found the source
+# missing before either may unpack it. A tarball of the pinned version's
+# Makefile and ten thousand empty files stands for the real one (whose
+# fetch from the apt archive is under the same lock, not tested here).
 stage "two commands on an empty cache at once: the source unpacked once"
 fake=$tmp/fake/linux-$KERNEL_VERSION
 mkdir -p "$fake/many"
@@ -77,21 +84,39 @@ printf 'VERSION = %s\nPATCHLEVEL = %s\nSUBLEVEL = %s\n' "$version" "$patchlevel"
 (cd "$fake/many" && seq 10000 | xargs touch)
 tar -cf "$tmp/fake.tar" -C "$tmp/fake" "linux-$KERNEL_VERSION"
 sha=$(sha256sum <"$tmp/fake.tar" | cut -d' ' -f1)
+mkdir -p "$tmp/empty/locks"
+exec {held}>>"$tmp/empty/locks/kernel-source"
+flock "$held"
 pids=()
 for n in 1 2; do
-	ANTINOMIE_CACHE=$tmp/empty KERNEL_TARBALL=$tmp/fake.tar KERNEL_TARBALL_SHA256=$sha \
+	env -u ANTINOMIE_LOCKS_HELD ANTINOMIE_CACHE="$tmp/empty" KERNEL_TARBALL="$tmp/fake.tar" KERNEL_TARBALL_SHA256="$sha" \
 		"$ANTINOMIE_ROOT/scripts/kernel-source.sh" >"$tmp/source$n.out" 2>"$tmp/source$n.log" </dev/null &
 	pids+=($!)
 done
+# waiting: how many of the two have said that they wait.
+waiting() {
+	cat "$tmp"/source?.out | grep -c 'waiting for the pinned source' || true
+}
+for _ in $(seq 300); do
+	[ "$(waiting)" -lt 2 ] || break
+	kill -0 "${pids[0]}" 2>/dev/null || kill -0 "${pids[1]}" 2>/dev/null || break
+	sleep 0.1
+done
+waited=$(waiting)
+flock -u "$held"
+exec {held}>&-
 rcs=""
 for pid in "${pids[@]}"; do
 	rc=0
 	wait "$pid" || rc=$?
 	rcs="$rcs $rc"
 done
+[ "$rcs" = " 0 0" ] || { tail -n 3 "$tmp"/source?.log >&2; die "two kernel-source.sh at once on an empty cache exited$rcs, not 0 0"; }
+[ "$waited" -eq 2 ] || die "$waited of the two commands waited for the source's lock, not both"
+unpacks=$(cat "$tmp"/source?.out | grep -c 'unpacking fake.tar' || true)
+[ "$unpacks" -eq 1 ] || die "the source was unpacked $unpacks times, not once"
 src=$(tail -n 1 "$tmp/source1.out")
 [ "$src" = "$(tail -n 1 "$tmp/source2.out")" ] || die "the two said different trees: $src, $(tail -n 1 "$tmp/source2.out")"
 [ "$(find "$src" -type f | wc -l)" -eq 10002 ] ||
-	die "$src holds $(find "$src" -type f | wc -l) files, not the tarball's 10001 and the mark: unpacked over each other"
-grep -q "waiting for the pinned source" "$tmp"/source?.out || die "neither said that it waited for the other"
-info "unpacked once; $(grep -h -m1 "waiting for" "$tmp"/source?.out | sed 's/^[^a-z]*//')"
+	die "$src holds $(find "$src" -type f | wc -l) files, not the tarball's 10001 and the mark"
+info "both waited; unpacked once, in $src"
