@@ -70,9 +70,10 @@ die() {
 # of a kill of the caller's group or a terminal's interrupt). A stopped
 # process forks no more: the trees are stopped until they stop growing,
 # then ended, so that nothing started meanwhile is left running as an
-# orphan.
+# orphan. No PID: nothing to do.
 stop_process_trees() {
 	local p procs=() before=-1
+	[ $# -gt 0 ] || return 0
 	[ -e /proc/$$/task/$$/children ] ||
 		warn "this kernel lists no task's children (CONFIG_PROC_CHILDREN): QEMU may outlive the processes stopped here"
 	while [ ${#procs[@]} -ne "$before" ]; do
@@ -238,7 +239,7 @@ release_lock() {
 # is build-SOMETHING), into build
 # directories of its own, under a lock of its own: a build that must not
 # wait for the default tree's (the test command builds the debug kernel
-# so while guests boot).
+# so in the background).
 ANTINOMIE_BUILD_TREE_NAME=${ANTINOMIE_BUILD_TREE_NAME:-build}
 # Named build-*, so that it can never be pin/KEY's src/, edit/ or base.git/.
 [[ "$ANTINOMIE_BUILD_TREE_NAME" =~ ^build(-[a-z0-9]+)*$ ]] ||

@@ -60,7 +60,7 @@ finish() {
 # shellcheck disable=SC2317 # called through step()
 cargo_test() {
 	local src
-	src=$(scripts/kernel-source.sh | tail -n 1) || return 1
+	src=$(scripts/kernel-source.sh | tee /dev/stderr | tail -n 1) || return 1
 	ANTINOMIE_KERNEL_SRC=$src cargo test --workspace --locked -- --include-ignored
 }
 
@@ -95,8 +95,8 @@ publishable_crates() {
 step "host packages" scripts/install-deps.sh
 # The debug kernel shares no object with the others (its compiler flags
 # are its own): it builds in the background from here on, at nice 19, in
-# a build tree of its own (so that neither build waits for the other's
-# lock). It takes what the steps leave idle: the host tier's
+# a build tree of its own (so that the main steps' builds never wait for
+# its tree's lock). It takes what the steps leave idle: the host tier's
 # single-threaded tools, the builds' links, and from the image on the
 # second core, for a TCG guest runs on one host thread. nice holds
 # because the lane stays in this session: in a session of its own
