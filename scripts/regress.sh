@@ -525,7 +525,7 @@ boots_interrupted() {
 # (which timeout(1) runs in a process group of its own, out of reach of
 # a terminal's interrupt).
 stop_boots() {
-	[ ${#boot_left[@]} -eq 0 ] || stop_process_trees "${boot_left[@]}"
+	stop_process_trees "${boot_left[@]}"
 }
 
 # rerun_differing: the runs of $work/differing once more on both kernels,
