@@ -38,6 +38,12 @@
 #                             and link, VARIANT[+base][+extra]+gcov-NAME
 #                             (NAME: the file's name without .objects); a
 #                             configuration without GCOV_KERNEL fails
+#        KERNEL_SEED=VARIANT  when this variant has no complete build of
+#                             its own, start from a copy of VARIANT's last
+#                             complete build (the same tree), so that make
+#                             compiles only what the two configurations'
+#                             difference touches (the test command's off
+#                             kernel: the normal one less the capture)
 #        KERNEL_SRC, KERNEL_TARBALL   see scripts/kernel-source.sh
 # Prints the bzImage path as its last line; $ANTINOMIE_CACHE/kernels/VARIANT
 # then points at the build directory (bzImage under arch/x86/boot/, vmlinux,
@@ -147,11 +153,22 @@ fi
 # changed) and links: the whole kernel again, even as ccache hits, takes
 # minutes. A fresh copy whenever the variant has a complete build, so
 # that the kernel is that build and this derivation, never an earlier
-# derivation's leftovers.
+# derivation's leftovers. KERNEL_SEED does the same for a variant of
+# its own that has never been built, from another variant's build.
+seed_out="" seed_name=""
+if [ "$out" != "$variant_out" ]; then
+	seed_out=$variant_out seed_name=$variant
+elif [ -n "${KERNEL_SEED:-}" ]; then
+	grep -q "^$KERNEL_SEED:" "$ANTINOMIE_ROOT/kconfig/variants" ||
+		die "KERNEL_SEED=$KERNEL_SEED is not a variant of kconfig/variants"
+	[ -z "${ANTINOMIE_TREE:-}${KCONFIG_BASE:-}" ] ||
+		die "KERNEL_SEED cannot be combined with ANTINOMIE_TREE or KCONFIG_BASE"
+	[ -f "$out/.antinomie-built" ] || seed_out=${out%-"$variant"}-$KERNEL_SEED seed_name=$KERNEL_SEED
+fi
 seeded=""
-if [ $config_only -eq 0 ] && [ "$out" != "$variant_out" ] && [ -f "$variant_out/.antinomie-built" ]; then
-	stage "starting from the '$variant' build in $variant_out"
-	{ rm -rf "$out" && cp -a "$variant_out" "$out"; } || die "cannot copy $variant_out to $out"
+if [ $config_only -eq 0 ] && [ -n "$seed_out" ] && [ -f "$seed_out/.antinomie-built" ]; then
+	stage "starting from the '$seed_name' build in $seed_out"
+	{ rm -rf "$out" && cp -a "$seed_out" "$out"; } || die "cannot copy $seed_out to $out"
 	seeded=1
 fi
 mkdir -p "$out" "$CCACHE_DIR"
@@ -257,9 +274,9 @@ fi
 # copy make builds objtool again, and kbuild makes every object depend on
 # the objtool binary's time (gen_objtooldep): every object would be
 # compiled again. Unless the test patches change objtool's sources, the
-# new objtool is the variant's, built again: it takes the variant's
-# objtool's time.
-objtool=$variant_out/tools/objtool/objtool
+# new objtool is the seed's, built again: it takes the seed's objtool's
+# time.
+objtool=$seed_out/tools/objtool/objtool
 if [ -n "$seeded" ] && [ -x "$objtool" ] &&
 	! for p in "${test_patches[@]}"; do git apply --numstat "$p"; done | cut -f3 | grep -q '^tools/'; then
 	touch "$out/.antinomie-objtool-stamp"
