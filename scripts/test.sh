@@ -18,11 +18,12 @@
 #            from early boot, the kernel's perf_events selftests with
 #            capture off and on, the reader and its filters end to end,
 #            and programs run with run-in-guest.sh.
-#   (none)   everything, what CI runs: the guest tier, then
-#            scripts/regress.sh on an unchanged kernel, a deliberate and a real change, the
-#            capture-off kernel, the debug kernel (KASAN, UBSAN, lockdep,
+#   (none)   everything, what CI runs: the guest tier, then the
+#            capture-off kernel, the failure modes (bad input fails with
+#            a one-line reason), the debug kernel (KASAN, UBSAN, lockdep,
 #            KFENCE) with its kselftest and the randomized campaign, and
-#            the failure modes (bad input fails with a one-line reason).
+#            scripts/regress.sh on an unchanged kernel, a deliberate and
+#            a real change.
 #
 # usage: scripts/test.sh [--host | --guest]
 . "$(dirname "$0")/lib.sh"
@@ -101,28 +102,29 @@ step "host packages" scripts/install-deps.sh
 # second core, for a TCG guest runs on one host thread. nice holds
 # because the lane stays in this session: in a session of its own
 # (setsid) it would be a scheduler autogroup of its own, which nice does
-# not reach, and take half the machine from the steps. Its boots
-# wait for the regression step, whose two guests at once must not share
-# the two cores with a third (a guest starved of its host thread reports
-# an RCU stall), then run beside the off kernel's build (at nice 19) and
-# boot and the failure modes.
+# not reach, and take half the machine from the steps. Its boots follow
+# at once, beside the guest tier's last steps or the off kernel's (two
+# guests at once, one a core), at nice -5: a guest starved of its host
+# thread reports an RCU stall, and a step beside it may build at nice 0
+# (the real machine's package). The regression step waits for the lane
+# to end: its own two guests at once must not share the two cores with
+# a third.
 # shellcheck disable=SC2317 # the lane
 debug_lane() {
 	lane_step "kernel build (debug: -O2, PREEMPT, KASAN, UBSAN, lockdep, KFENCE)" \
 		env ANTINOMIE_BUILD_TREE_NAME=build-background nice -n 19 scripts/build-kernel.sh debug &&
-		lane_gate &&
 		lane_step "boot (debug): the raw ABI beside the kselftest, no splat" \
-			qemu/run.sh --quiet --variant debug --scenario capture --timeout 900 \
+			nice -n -5 qemu/run.sh --quiet --variant debug --scenario capture --timeout 900 \
 			--log "$ANTINOMIE_CACHE/console-debug.log" &&
 		# stack_depot_disable=on: KASAN's stack depot refills its pool at
 		# random, which would make the fault-injection points a call takes
 		# vary from run to run (see
 		# tools/testing/selftests/antinomie/fidelity_test.c).
 		lane_step "boot (debug): kselftest of the raw ABI, no splat" \
-			qemu/run.sh --quiet --variant debug --scenario kselftest-antinomie --timeout 1200 \
+			nice -n -5 qemu/run.sh --quiet --variant debug --scenario kselftest-antinomie --timeout 1200 \
 			--append stack_depot_disable=on --log "$ANTINOMIE_CACHE/console-debug.log" &&
 		lane_step "boot (debug): randomized campaign, capture off vs on, no splat" \
-			scripts/campaign.sh --calls 20000
+			nice -n -5 scripts/campaign.sh --calls 20000
 }
 [ "$tier" != full ] || lane_start debug_lane "the debug kernel's build (nice 19), then its boots"
 step "cargo fmt --check" cargo fmt --all --check
@@ -172,12 +174,14 @@ step "LAVA: the corpus test definition run by tuxrun and lava-dispatcher; two jo
 	scripts/tests/lava.sh
 [ "$tier" != guest ] || finish
 
-step "regression testing: scripts/regress.sh on the normal kernel and a changed one" \
-	scripts/tests/regress.sh
-lane_open
-# At nice 19: the debug kernel's guest has the other core.
-step "kernel build (off: CONFIG_ANTINOMIE=n)" nice -n 19 scripts/build-kernel.sh off
+# The normal kernel less the capture, from a copy of the normal build:
+# make compiles what reads CONFIG_ANTINOMIE and links. At nice 19: the
+# debug kernel's guest may have the other core.
+step "kernel build (off: CONFIG_ANTINOMIE=n, from the normal build)" \
+	env KERNEL_SEED=normal nice -n 19 scripts/build-kernel.sh off
 step "boot (off): smoke + KUnit" qemu/run.sh --quiet --variant off --scenario smoke
 step "failure modes" scripts/tests/failure-modes.sh
 lane_join
+step "regression testing: scripts/regress.sh on the normal kernel and a changed one" \
+	scripts/tests/regress.sh
 finish

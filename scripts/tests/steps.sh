@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The test command's steps and its background lane (scripts/steps-lib.sh),
 # on small written runs: a passing run reports every step, the lane's
-# after the others, each with its own time, and the lane's steps past its
-# gate start only once it is opened; a lane step that fails ends the run
+# after the others, each with its own time, and a step after lane_join
+# starts only once the lane has ended; a lane step that fails ends the run
 # at the next step under the lane step's name; a lane killed between two
 # steps fails the run; a step that fails ends the run at once and leaves
 # nothing of the lane running, down to a grandchild that timeout(1) put
@@ -42,27 +42,26 @@ written() {
 	} >"$tmp/$1.sh"
 }
 
-stage "a passing run: each step reported once, the lane's after the others, the gate kept"
+stage "a passing run: each step reported once, the lane's after the others, a step after lane_join after the lane"
 written pass <<EOF
 lane_steps() {
-	lane_step "lane one" sleep 1 && lane_gate && lane_step "lane two" sh -c 'date +%s.%N >"$tmp/lane-two"'
+	lane_step "lane one" sleep 1 && lane_step "lane two" sh -c 'sleep 3; date +%s.%N >"$tmp/lane-two"'
 }
 lane_start lane_steps "two steps"
-step "main one" sleep 3
-step "main two" sh -c 'date +%s.%N >"$tmp/main-two"'
-lane_open
+step "main one" sleep 2
 lane_join
+step "main two" sh -c 'date +%s.%N >"$tmp/main-two"'
 summary
 EOF
 run pass
-expect pass 0 '^  ok +0:0[34]  main one$' '^  ok +0:0[12]  lane one$' '^  ok +0:0[01]  lane two$' \
+expect pass 0 '^  ok +0:0[23]  main one$' '^  ok +0:0[12]  lane one$' '^  ok +0:0[34]  lane two$' \
 	'pass: lane one \(in the background\)$'
 [ "$(grep -cE '^  ok ' "$tmp/pass.out")" -eq 4 ] || die "pass: not 4 steps in the summary"
 grep -A4 '^test summary' "$tmp/pass.out" | grep -o 'main one\|main two\|lane one\|lane two' | tr '\n' ' ' |
-	grep -qx 'main one main two lane one lane two ' || die "pass: the summary's steps are out of order"
-awk '{ exit !($1 > m) }' m="$(cat "$tmp/main-two")" "$tmp/lane-two" ||
-	die "pass: the lane's step past the gate ran before the gate was opened"
-info "4 steps; the lane's second step ran after the gate opened"
+	grep -qx 'main one lane one lane two main two ' || die "pass: the summary's steps are out of order"
+awk '{ exit !($1 > m) }' m="$(cat "$tmp/lane-two")" "$tmp/main-two" ||
+	die "pass: the step after lane_join ran before the lane's last step ended"
+info "4 steps; the step after lane_join ran after the lane had ended"
 
 stage "a lane step that fails ends the run at the next step, under its own name"
 written lane-fails <<'EOF'
@@ -105,7 +104,7 @@ info "ended in $(($(date +%s) - t0)) s; nothing of the lane left running"
 stage "a lane killed between two steps fails the run"
 written lane-killed <<'EOF'
 lane_steps() {
-	lane_step "lane before" true && lane_gate && lane_step "lane after" true
+	lane_step "lane before" true && sleep 5 && lane_step "lane after" true
 }
 lane_start lane_steps "two steps"
 step "main kills the lane" sh -c "sleep 1; kill -KILL $lane_pid"
