@@ -156,19 +156,23 @@ fi
 # derivation's leftovers. KERNEL_SEED does the same for a variant of
 # its own that has never been built, from another variant's build.
 seed_out="" seed_name=""
-if [ "$out" != "$variant_out" ]; then
-	seed_out=$variant_out seed_name=$variant
-elif [ -n "${KERNEL_SEED:-}" ]; then
+if [ -n "${KERNEL_SEED:-}" ]; then
 	grep -q "^$KERNEL_SEED:" "$ANTINOMIE_ROOT/kconfig/variants" ||
 		die "KERNEL_SEED=$KERNEL_SEED is not a variant of kconfig/variants"
-	[ -z "${ANTINOMIE_TREE:-}${KCONFIG_BASE:-}" ] ||
-		die "KERNEL_SEED cannot be combined with ANTINOMIE_TREE or KCONFIG_BASE"
+	# shellcheck disable=SC2015 # die exits
+	[ -z "${ANTINOMIE_TREE:-}${KCONFIG_BASE:-}" ] && [ "$out" = "$variant_out" ] ||
+		die "KERNEL_SEED is for a variant's own build: not with ANTINOMIE_TREE, KCONFIG_BASE, KCONFIG_EXTRA, KERNEL_TEST_PATCH or KERNEL_GCOV_OBJECTS"
 	[ -f "$out/.antinomie-built" ] || seed_out=${out%-"$variant"}-$KERNEL_SEED seed_name=$KERNEL_SEED
+elif [ "$out" != "$variant_out" ]; then
+	seed_out=$variant_out seed_name=$variant
 fi
 seeded=""
 if [ $config_only -eq 0 ] && [ -n "$seed_out" ] && [ -f "$seed_out/.antinomie-built" ]; then
 	stage "starting from the '$seed_name' build in $seed_out"
 	{ rm -rf "$out" && cp -a "$seed_out" "$out"; } || die "cannot copy $seed_out to $out"
+	# The seed's images: never booted under this kernel's name, should
+	# this build fail (make links them again).
+	rm -f "$out/vmlinux" "$out/arch/x86/boot/bzImage"
 	seeded=1
 fi
 mkdir -p "$out" "$CCACHE_DIR"
