@@ -94,6 +94,15 @@ lane_step() {
 	mv "$lane/$n.done.tmp" "$lane/$n.done"
 	return "$rc"
 }
+# lane_gate: in the lane, wait until the steps here open the gate.
+# shellcheck disable=SC2317 # called in the lane
+lane_gate() {
+	while [ ! -e "$lane/gate" ]; do sleep 2; done
+}
+# lane_open: let the lane past its gate.
+lane_open() {
+	touch "$lane/gate"
+}
 # lane_start FUNCTION DESCRIPTION: run FUNCTION (lane_steps) as the lane.
 lane_start() {
 	(
@@ -131,6 +140,7 @@ lane_running() {
 lane_join() {
 	local n=0 waited=0 status end
 	[ -n "$lane_pid" ] || return 0
+	lane_open
 	while [ ! -e "$lane/end" ] && kill -0 "$lane_pid" 2>/dev/null && ! lane_failed; do
 		if [ $((waited % 60)) -eq 0 ]; then
 			stage "waiting for the background steps: $(lane_running)"

@@ -102,29 +102,30 @@ step "host packages" scripts/install-deps.sh
 # second core, for a TCG guest runs on one host thread. nice holds
 # because the lane stays in this session: in a session of its own
 # (setsid) it would be a scheduler autogroup of its own, which nice does
-# not reach, and take half the machine from the steps. Its boots follow
-# at once, beside the guest tier's last steps or the off kernel's (two
-# guests at once, one a core), at nice -5: a guest starved of its host
-# thread reports an RCU stall, and a step beside it may build at nice 0
-# (the real machine's package). The regression step waits for the lane
-# to end: its own two guests at once must not share the two cores with
-# a third.
+# not reach, and take half the machine from the steps. Its boots wait
+# at a gate for the guest tier to end (they need its image, and a guest
+# starved of its host thread by a build at nice 0 beside it, such as the
+# real machine's package, reports an RCU stall), then run beside the off
+# kernel's steps and the failure modes, one guest a core. The regression
+# step waits for the lane to end: its own two guests at once must not
+# share the two cores with a third.
 # shellcheck disable=SC2317 # the lane
 debug_lane() {
 	lane_step "kernel build (debug: -O2, PREEMPT, KASAN, UBSAN, lockdep, KFENCE)" \
 		env ANTINOMIE_BUILD_TREE_NAME=build-background nice -n 19 scripts/build-kernel.sh debug &&
+		lane_gate &&
 		lane_step "boot (debug): the raw ABI beside the kselftest, no splat" \
-			nice -n -5 qemu/run.sh --quiet --variant debug --scenario capture --timeout 900 \
+			qemu/run.sh --quiet --variant debug --scenario capture --timeout 900 \
 			--log "$ANTINOMIE_CACHE/console-debug.log" &&
 		# stack_depot_disable=on: KASAN's stack depot refills its pool at
 		# random, which would make the fault-injection points a call takes
 		# vary from run to run (see
 		# tools/testing/selftests/antinomie/fidelity_test.c).
 		lane_step "boot (debug): kselftest of the raw ABI, no splat" \
-			nice -n -5 qemu/run.sh --quiet --variant debug --scenario kselftest-antinomie --timeout 1200 \
+			qemu/run.sh --quiet --variant debug --scenario kselftest-antinomie --timeout 1200 \
 			--append stack_depot_disable=on --log "$ANTINOMIE_CACHE/console-debug.log" &&
 		lane_step "boot (debug): randomized campaign, capture off vs on, no splat" \
-			nice -n -5 scripts/campaign.sh --calls 20000
+			scripts/campaign.sh --calls 20000
 }
 [ "$tier" != full ] || lane_start debug_lane "the debug kernel's build (nice 19), then its boots"
 step "cargo fmt --check" cargo fmt --all --check
@@ -173,6 +174,7 @@ step "real machine: the kernel as a Debian package boots and captures; a machine
 step "LAVA: the corpus test definition run by tuxrun and lava-dispatcher; two jobs' artifacts compared" \
 	scripts/tests/lava.sh
 [ "$tier" != guest ] || finish
+lane_open
 
 # The normal kernel less the capture, from a copy of the normal build:
 # make compiles what reads CONFIG_ANTINOMIE and links. At nice 19: the

@@ -3,7 +3,8 @@
 # The test command's steps and its background lane (scripts/steps-lib.sh),
 # on small written runs: a passing run reports every step, the lane's
 # after the others, each with its own time, and a step after lane_join
-# starts only once the lane has ended; a lane step that fails ends the run
+# starts only once the lane has ended; the lane's steps past its gate
+# start only once it is opened; a lane step that fails ends the run
 # at the next step under the lane step's name; a lane killed between two
 # steps fails the run; a step that fails ends the run at once and leaves
 # nothing of the lane running, down to a grandchild that timeout(1) put
@@ -63,6 +64,24 @@ awk '{ exit !($1 > m) }' m="$(cat "$tmp/lane-two")" "$tmp/main-two" ||
 	die "pass: the step after lane_join ran before the lane's last step ended"
 info "4 steps; the step after lane_join ran after the lane had ended"
 
+stage "a lane step past the gate starts only once the gate is opened"
+written gate <<EOF
+lane_steps() {
+	lane_step "lane one" true && lane_gate && lane_step "lane two" sh -c 'date +%s.%N >"$tmp/gate-lane-two"'
+}
+lane_start lane_steps "two steps"
+step "main one" sleep 2
+step "main two" sh -c 'date +%s.%N >"$tmp/gate-main-two"'
+lane_open
+lane_join
+summary
+EOF
+run gate
+expect gate 0 '^  ok +0:0[01]  lane two$'
+awk '{ exit !($1 > m) }' m="$(cat "$tmp/gate-main-two")" "$tmp/gate-lane-two" ||
+	die "gate: the lane's step past the gate ran before the gate was opened"
+info "the lane's step past the gate ran after the gate was opened"
+
 stage "a lane step that fails ends the run at the next step, under its own name"
 written lane-fails <<'EOF'
 lane_steps() {
@@ -104,7 +123,7 @@ info "ended in $(($(date +%s) - t0)) s; nothing of the lane left running"
 stage "a lane killed between two steps fails the run"
 written lane-killed <<'EOF'
 lane_steps() {
-	lane_step "lane before" true && sleep 5 && lane_step "lane after" true
+	lane_step "lane before" true && lane_gate && lane_step "lane after" true
 }
 lane_start lane_steps "two steps"
 step "main kills the lane" sh -c "sleep 1; kill -KILL $lane_pid"
