@@ -59,8 +59,11 @@ finish() {
 # cargo test, with the test that checks the attr table against the pinned
 # tree's uapi header (ignored in a plain cargo test) required to run.
 # shellcheck disable=SC2317 # called through step()
+# The tests are compiled first: on an empty cache the debug kernel's
+# build may still be fetching the source meanwhile.
 cargo_test() {
 	local src
+	cargo test --workspace --locked --no-run || return 1
 	src=$(scripts/kernel-source.sh | tee /dev/stderr | tail -n 1) || return 1
 	ANTINOMIE_KERNEL_SRC=$src cargo test --workspace --locked -- --include-ignored
 }
@@ -103,16 +106,19 @@ step "host packages" scripts/install-deps.sh
 # because the lane stays in this session: in a session of its own
 # (setsid) it would be a scheduler autogroup of its own, which nice does
 # not reach, and take half the machine from the steps. Its boots wait
-# at a gate for the guest tier to end (they need its image, and a guest
-# starved of its host thread by a build at nice 0 beside it, such as the
-# real machine's package, reports an RCU stall), then run beside the off
+# at a gate for the image and the real machine's package (a guest
+# starved of its host thread by a build at nice 0 beside it reports an
+# RCU stall), then run beside the guest tier's other boots, the off
 # kernel's steps and the failure modes, one guest a core. The regression
 # step waits for the lane to end: its own two guests at once must not
 # share the two cores with a third.
 # shellcheck disable=SC2317 # the lane
 debug_lane() {
+	# The source's fetch and unpack at nice 0: cargo test and the series
+	# check wait for them.
 	lane_step "kernel build (debug: -O2, PREEMPT, KASAN, UBSAN, lockdep, KFENCE)" \
-		env ANTINOMIE_BUILD_TREE_NAME=build-background nice -n 19 scripts/build-kernel.sh debug &&
+		sh -c 'scripts/kernel-source.sh &&
+			exec env ANTINOMIE_BUILD_TREE_NAME=build-background nice -n 19 scripts/build-kernel.sh debug' &&
 		lane_gate &&
 		lane_step "boot (debug): the raw ABI beside the kselftest, no splat" \
 			qemu/run.sh --quiet --variant debug --scenario capture --timeout 900 \
@@ -156,6 +162,9 @@ step "kernel series: every patch builds on the ones before it" scripts/check-ser
 step "kernel selftests (static)" scripts/build-selftests.sh
 step "guest initramfs" qemu/build-initramfs.sh "$ANTINOMIE_CACHE/selftests/root"
 step "boot: smoke scenario + KUnit" qemu/run.sh --scenario smoke
+step "real machine: the kernel as a Debian package boots and captures; a machine's config as base; a static reader" \
+	scripts/tests/real-machine.sh
+lane_open
 step "boot: the raw ABI beside the kselftest (poll() wake-up)" qemu/run.sh --quiet --scenario capture
 step "boot: kselftest of the raw ABI" \
 	qemu/run.sh --quiet --scenario kselftest-antinomie --timeout 900
@@ -169,12 +178,9 @@ step "boot: reader -- COMMAND, the command's calls and no other's" \
 	qemu/run.sh --quiet --scenario reader-run --timeout 600
 step "run-in-guest: a dynamic program, a failing one, the perf_events selftests, a fast caller losing nothing" \
 	scripts/tests/run-in-guest.sh
-step "real machine: the kernel as a Debian package boots and captures; a machine's config as base; a static reader" \
-	scripts/tests/real-machine.sh
 step "LAVA: the corpus test definition run by tuxrun and lava-dispatcher; two jobs' artifacts compared" \
 	scripts/tests/lava.sh
 [ "$tier" != guest ] || finish
-lane_open
 
 # The normal kernel less the capture, from a copy of the normal build:
 # make compiles what reads CONFIG_ANTINOMIE and links. At nice 19: the
