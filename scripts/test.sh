@@ -59,8 +59,8 @@ finish() {
 # cargo test, with the test that checks the attr table against the pinned
 # tree's uapi header (ignored in a plain cargo test) required to run.
 # shellcheck disable=SC2317 # called through step()
-# The tests are compiled first: on an empty cache the debug kernel's
-# build may still be fetching the source meanwhile.
+# The tests are compiled first (doctests aside): on an empty cache the
+# debug kernel's build may still be fetching the source meanwhile.
 cargo_test() {
 	local src
 	cargo test --workspace --locked --no-run || return 1
@@ -114,8 +114,9 @@ step "host packages" scripts/install-deps.sh
 # share the two cores with a third.
 # shellcheck disable=SC2317 # the lane
 debug_lane() {
-	# The source's fetch and unpack at nice 0: cargo test and the series
-	# check wait for them.
+	# The source's fetch and unpack at nice 0: cargo test waits for them.
+	# (Its import into git, which the series check may wait for, is
+	# build-kernel.sh's, at nice 19.)
 	lane_step "kernel build (debug: -O2, PREEMPT, KASAN, UBSAN, lockdep, KFENCE)" \
 		sh -c 'scripts/kernel-source.sh &&
 			exec env ANTINOMIE_BUILD_TREE_NAME=build-background nice -n 19 scripts/build-kernel.sh debug' &&
