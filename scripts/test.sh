@@ -103,9 +103,9 @@ step "host packages" scripts/install-deps.sh
 # its tree's lock). It takes what the steps leave idle: the host tier's
 # single-threaded tools, the builds' links, and from the image on the
 # second core, for a TCG guest runs on one host thread. nice holds
-# because the lane stays in this session: in a session of its own
-# (setsid) it would be a scheduler autogroup of its own, which nice does
-# not reach, and take half the machine from the steps. Its boots wait
+# because the lane keeps the test command's SID: under setsid(1) it
+# would be a scheduler autogroup of its own, which nice does not reach,
+# and take half the machine from the steps. Its boots wait
 # at a gate for the image and the real machine's package (a guest
 # starved of its host thread by a build at nice 0 beside it reports an
 # RCU stall), then run beside the guest tier's other boots, the off

@@ -25,7 +25,7 @@ tmp=$(mktemp -d)
 # The changed kernel's build while it runs, in a process group of its own
 # (its make and compilers with it); "" once waited for. Never 0, which
 # kill(1) takes for the test command's own process group. set -m, not
-# setsid: a session of its own would be a scheduler autogroup of its own,
+# setsid(1): a new SID would be a scheduler autogroup of its own,
 # and the debug kernel's build at nice 19 beside the test command would
 # get as much of the machine as this one.
 first=""
