@@ -28,6 +28,13 @@ KERNEL_ORIG_SHA256=3eea3dd18f67a103f6f8312e314075f695a27eaddd839e7b6c4641e6616da
 ANTINOMIE_CACHE=${ANTINOMIE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/antinomie}
 export ANTINOMIE_CACHE
 export CCACHE_DIR=${CCACHE_DIR:-$ANTINOMIE_CACHE/ccache}
+# Depend mode: on a miss ccache compiles at once and takes the headers from
+# the compiler's own -MMD output (every kbuild compile writes one), where
+# by default it first runs the preprocessor over the kernel's headers to
+# hash them, then the compiler reads them all again.
+# A kernel from an empty cache then costs 38 % less CPU (BENCHMARKS.md);
+# hits are direct-mode hits as before.
+export CCACHE_DEPEND=${CCACHE_DEPEND:-1}
 
 ANTINOMIE_T0=${ANTINOMIE_T0:-$(date +%s)}
 export ANTINOMIE_T0
