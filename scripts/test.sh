@@ -108,10 +108,13 @@ step "host packages" scripts/install-deps.sh
 # and take half the machine from the steps. Its boots wait
 # at a gate for the image and the real machine's package (a guest
 # starved of its host thread by a build at nice 0 beside it reports an
-# RCU stall), then run beside the guest tier's other boots, the off
-# kernel's steps and the failure modes, one guest a core. The regression
-# step waits for the lane to end: its own two guests at once must not
-# share the two cores with a third.
+# RCU stall), then run beside the guest tier's other boots and the off
+# kernel's steps, one guest a core. The failure modes come last in the
+# lane, beside the main steps rather than after them: they are mostly
+# waits (a guest that hangs until its timeout, one that panics), and
+# alone they left the second core idle for a minute. The regression step
+# waits for the lane to end: its own two guests at once must not share
+# the two cores with a third.
 # shellcheck disable=SC2317 # the lane
 debug_lane() {
 	# The source's fetch, unpack and import into git at nice 0: cargo test
@@ -131,7 +134,8 @@ debug_lane() {
 			qemu/run.sh --quiet --variant debug --scenario kselftest-antinomie --timeout 1200 \
 			--append stack_depot_disable=on --log "$ANTINOMIE_CACHE/console-debug.log" &&
 		lane_step "boot (debug): randomized campaign, capture off vs on, no splat" \
-			scripts/campaign.sh --calls 20000
+			scripts/campaign.sh --calls 20000 &&
+		lane_step "failure modes" scripts/tests/failure-modes.sh
 }
 [ "$tier" != full ] || lane_start debug_lane "the debug kernel's build (nice 19), then its boots"
 step "cargo fmt --check" cargo fmt --all --check
@@ -188,7 +192,6 @@ step "LAVA: the corpus test definition run by tuxrun and lava-dispatcher; two jo
 step "kernel build (off: CONFIG_ANTINOMIE=n, from the normal build)" \
 	env KERNEL_SEED=normal nice -n 19 scripts/build-kernel.sh off
 step "boot (off): smoke + KUnit" qemu/run.sh --quiet --variant off --scenario smoke
-step "failure modes" scripts/tests/failure-modes.sh
 lane_join
 step "regression testing: scripts/regress.sh on the normal kernel and a changed one" \
 	scripts/tests/regress.sh
