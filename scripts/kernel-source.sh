@@ -7,11 +7,6 @@
 # source archive, located through this machine's own apt configuration (a
 # private apt state dir; the system's apt config is not edited), sha256
 # checked against the pin.
-#
-# usage: scripts/kernel-source.sh [--git]
-#   --git   also import the tree into git once (the base.git that the
-#           series' build trees are worktrees of), which check-series.sh
-#           and build-kernel.sh otherwise do when they first need it
 # env: KERNEL_TARBALL=FILE   use this tarball (an upstream linux-6.12.94.tar.xz
 #                            or the Debian orig); KERNEL_TARBALL_SHA256 checks it
 #      KERNEL_SRC=DIR        use this unpacked tree as it is
@@ -19,13 +14,6 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/kernel-lib.sh"
 
-git_too=0
-case "${1:-}" in
---git) git_too=1 ;;
-"") ;;
-*) die "usage: scripts/kernel-source.sh [--git]" ;;
-esac
 resolve_source
-[ $git_too -eq 0 ] || ensure_base_git
 stage "pristine Linux $KERNEL_VERSION source ready"
 echo "$SRC_DIR"

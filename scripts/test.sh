@@ -117,10 +117,11 @@ step "host packages" scripts/install-deps.sh
 # the two cores with a third.
 # shellcheck disable=SC2317 # the lane
 debug_lane() {
-	# The source's fetch, unpack and import into git at nice 0: cargo test
-	# waits for the first two, the series check for the third.
+	# The source's fetch and unpack at nice 0: cargo test waits for them.
+	# (Its import into git, which the series check may wait for, is
+	# build-kernel.sh's, at nice 19.)
 	lane_step "kernel build (debug: -O2, PREEMPT, KASAN, UBSAN, lockdep, KFENCE)" \
-		sh -c 'scripts/kernel-source.sh --git &&
+		sh -c 'scripts/kernel-source.sh &&
 			exec env ANTINOMIE_BUILD_TREE_NAME=build-background nice -n 19 scripts/build-kernel.sh debug' &&
 		lane_gate &&
 		lane_step "boot (debug): the raw ABI beside the kselftest, no splat" \
