@@ -182,8 +182,11 @@ export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
 # comparable images across machines).
 export KBUILD_BUILD_USER=antinomie KBUILD_BUILD_HOST=qemu \
 	KBUILD_BUILD_TIMESTAMP="$KERNEL_VERSION" KBUILD_BUILD_VERSION=1
+# Host programs (fixdep, kconfig, objtool) out of ccache's depend mode:
+# kbuild's -MMD leaves the system headers they include out of the list
+# that mode hashes, and a libc6-dev upgrade would reuse stale objects.
 kmake() {
-	make -C "$tree" O="$out" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" "$@"
+	make -C "$tree" O="$out" ARCH=x86_64 CC="ccache gcc" HOSTCC="env -u CCACHE_DEPEND ccache gcc" "$@"
 }
 
 files=()

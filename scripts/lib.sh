@@ -31,10 +31,12 @@ export CCACHE_DIR=${CCACHE_DIR:-$ANTINOMIE_CACHE/ccache}
 # Depend mode: on a miss ccache compiles at once and takes the headers from
 # the compiler's own -MMD output (every kbuild compile writes one), where
 # by default it first runs the preprocessor over the kernel's headers to
-# hash them, then the compiler reads them all again.
-# A kernel from an empty cache then costs 38 % less CPU (BENCHMARKS.md);
-# hits are direct-mode hits as before.
-export CCACHE_DEPEND=${CCACHE_DEPEND:-1}
+# hash them, then the compiler reads them all again. A kernel from an
+# empty cache costs 38 % less CPU (BENCHMARKS.md, "Kernel builds"). What
+# it gives up: preprocessed hits across configurations (an option changes
+# autoconf.h, which every object lists), which KERNEL_SEED replaces.
+# CCACHE_NODEPEND=1 turns it off.
+[ -n "${CCACHE_NODEPEND:-}" ] || export CCACHE_DEPEND=1
 
 ANTINOMIE_T0=${ANTINOMIE_T0:-$(date +%s)}
 export ANTINOMIE_T0

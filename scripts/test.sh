@@ -110,9 +110,9 @@ step "host packages" scripts/install-deps.sh
 # starved of its host thread by a build at nice 0 beside it reports an
 # RCU stall), then run beside the guest tier's other boots and the off
 # kernel's steps, one guest a core. The failure modes come last in the
-# lane, beside the main steps rather than after them: they are mostly
-# waits (a guest that hangs until its timeout, one that panics), and
-# alone they left the second core idle for a minute. The regression step
+# lane, beside the main steps rather than after them: they are partly a
+# wait (a guest that hangs until its timeout), and alone they left the
+# second core idle for a minute. The regression step
 # waits for the lane to end: its own two guests at once must not share
 # the two cores with a third.
 # shellcheck disable=SC2317 # the lane
@@ -189,7 +189,7 @@ step "LAVA: the corpus test definition run by tuxrun and lava-dispatcher; two jo
 
 # The normal kernel less the capture, from a copy of the normal build:
 # make compiles what reads CONFIG_ANTINOMIE and links. At nice 19: the
-# debug kernel's guest may have the other core.
+# lane's debug guests or its failure modes may have the other core.
 step "kernel build (off: CONFIG_ANTINOMIE=n, from the normal build)" \
 	env KERNEL_SEED=normal nice -n 19 scripts/build-kernel.sh off
 step "boot (off): smoke + KUnit" qemu/run.sh --quiet --variant off --scenario smoke
