@@ -32,7 +32,7 @@ export CCACHE_DIR=${CCACHE_DIR:-$ANTINOMIE_CACHE/ccache}
 # the compiler's own -MMD output (every kbuild compile writes one), where
 # by default it first runs the preprocessor over the kernel's headers to
 # hash them, then the compiler reads them all again. A kernel from an
-# empty cache costs 38 % less CPU (BENCHMARKS.md, "Kernel builds"). What
+# empty cache costs 38 % less CPU (BENCHMARKS.md, "The test command"). What
 # it gives up: preprocessed hits across configurations (an option changes
 # autoconf.h, which every object lists), which KERNEL_SEED replaces.
 # CCACHE_NODEPEND=1 turns it off.
