@@ -112,9 +112,9 @@ step "host packages" scripts/install-deps.sh
 # kernel's steps, one guest a core. The failure modes come last in the
 # lane, beside the main steps rather than after them: they are partly a
 # wait (a guest that hangs until its timeout), and alone they left the
-# second core idle for a minute. The regression step
-# waits for the lane to end: its own two guests at once must not share
-# the two cores with a third.
+# second core idle for a minute. The regression step waits for the lane
+# to end: its own two guests at once must not share the two cores with a
+# third.
 # shellcheck disable=SC2317 # the lane
 debug_lane() {
 	# The source's fetch and unpack at nice 0: cargo test waits for them.
@@ -138,7 +138,7 @@ debug_lane() {
 			scripts/campaign.sh --calls 20000 &&
 		lane_step "failure modes" scripts/tests/failure-modes.sh
 }
-[ "$tier" != full ] || lane_start debug_lane "the debug kernel's build (nice 19), then its boots"
+[ "$tier" != full ] || lane_start debug_lane "the debug kernel's build (nice 19), then its boots and the failure modes"
 step "cargo fmt --check" cargo fmt --all --check
 step "cargo clippy -D warnings" cargo clippy --workspace --all-targets --locked -- -D warnings
 step "cargo test (attr table against the pinned uapi header)" cargo_test
