@@ -58,9 +58,9 @@ finish() {
 
 # cargo test, with the test that checks the attr table against the pinned
 # tree's uapi header (ignored in a plain cargo test) required to run.
-# shellcheck disable=SC2317 # called through step()
 # The tests are compiled first (doctests aside): on an empty cache the
 # debug kernel's build may still be fetching the source meanwhile.
+# shellcheck disable=SC2317 # called through step()
 cargo_test() {
 	local src
 	cargo test --workspace --locked --no-run || return 1
@@ -105,10 +105,10 @@ step "host packages" scripts/install-deps.sh
 # second core, for a TCG guest runs on one host thread. nice holds
 # because the lane keeps the test command's SID: under setsid(1) it
 # would be a scheduler autogroup of its own, which nice does not reach,
-# and take half the machine from the steps. Its boots wait
-# at a gate for the image and the real machine's package (a guest
-# starved of its host thread by a build at nice 0 beside it reports an
-# RCU stall), then run beside the guest tier's other boots and the off
+# and take half the machine from the steps. Its boots wait at a gate
+# for the image and the real machine's package (a guest starved of its
+# host thread by a build at nice 0 beside it reports an RCU stall),
+# then run beside the guest tier's other boots and the off
 # kernel's steps, one guest a core. The failure modes come last in the
 # lane, beside the main steps rather than after them: they are partly a
 # wait (a guest that hangs until its timeout), and alone they left the
