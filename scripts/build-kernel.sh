@@ -122,6 +122,48 @@ if [ -n "${KERNEL_TEST_PATCH:-}" ]; then
 		test_patches+=("$(cd "$(dirname "$p")" && pwd)/$(basename "$p")")
 		names+=("$(basename "$p" .patch)")
 	done
+	name=$(IFS=+ && echo "${names[*]}")
+	out=$out-$name
+	link=$link+$name
+fi
+files=()
+for f in $frags; do
+	[ -f "$ANTINOMIE_ROOT/kconfig/$f.config" ] || die "kconfig/$f.config is missing"
+	files+=("$ANTINOMIE_ROOT/kconfig/$f.config")
+done
+if [ -n "${KCONFIG_EXTRA:-}" ]; then
+	[ -f "$KCONFIG_EXTRA" ] || die "KCONFIG_EXTRA=$KCONFIG_EXTRA does not exist"
+	files+=("$(cd "$(dirname "$KCONFIG_EXTRA")" && pwd)/$(basename "$KCONFIG_EXTRA")")
+fi
+# What the kernel in $out is made of: the source as committed in the
+# tree (sync_build_tree left no edit in it; an ANTINOMIE_TREE may have
+# some, so it is always built), the configuration's inputs, the gcov
+# list, the test patches, this script, the toolchain and the variables
+# of the environment that kbuild reads. A build of the same as the last
+# complete one in $out ends here: make would find nothing to do, after
+# seconds of looking (a regression run asks for its baseline each time),
+# and a derived kernel would be copied and linked again.
+build_inputs=$({
+	echo "$variant"
+	git -C "$tree" rev-parse 'HEAD^{tree}' 2>/dev/null || echo "no commit"
+	for f in "$ANTINOMIE_ROOT/scripts/build-kernel.sh" "$gcov_list" "${files[@]}" \
+		${KCONFIG_BASE:+"$KCONFIG_BASE"} "${test_patches[@]}"; do
+		sha256sum <"$f"
+	done
+	command -v gcc ld
+	gcc --version | head -n 1
+	ld --version | head -n 1
+	env | grep -E '^(KCFLAGS|KCPPFLAGS|KAFLAGS|KRUSTFLAGS|KBUILD_[A-Z_]+|LOCALVERSION|CROSS_COMPILE|LLVM|MAKEFLAGS)=' | sort || true
+} | sha256sum | cut -d' ' -f1)
+if [ $config_only -eq 0 ] && [ -z "$deb_dir" ] && [ -z "${ANTINOMIE_TREE:-}" ] &&
+	[ -f "$out/arch/x86/boot/bzImage" ] && [ "$(cat "$out/.antinomie-built" 2>/dev/null)" = "$build_inputs" ]; then
+	mkdir -p "$ANTINOMIE_CACHE/kernels"
+	ln -sfn "$out" "$ANTINOMIE_CACHE/kernels/$link"
+	stage "$link kernel up to date: $out was built from the same inputs"
+	echo "$out/arch/x86/boot/bzImage"
+	exit 0
+fi
+if [ ${#test_patches[@]} -gt 0 ]; then
 	# In the build tree itself, so that every other object is a ccache hit
 	# (same paths, same flags); taken out again, last first, however the
 	# build ends, and sync_build_tree would notice a leftover.
@@ -142,9 +184,6 @@ if [ -n "${KERNEL_TEST_PATCH:-}" ]; then
 		git -C "$tree" apply "$p" || die "applying test patch $p failed"
 		applied+=("$p")
 	done
-	name=$(IFS=+ && echo "${names[*]}")
-	out=$out-$name
-	link=$link+$name
 fi
 # A kernel derived from the variant (an extra fragment, another gcov
 # object list, test patches) starts as a copy of the variant's last complete build, so that make
@@ -176,7 +215,9 @@ if [ $config_only -eq 0 ] && [ -n "$seed_out" ] && [ -f "$seed_out/.antinomie-bu
 	seeded=1
 fi
 mkdir -p "$out" "$CCACHE_DIR"
-rm -f "$out/.antinomie-built"
+# Not a complete build from here on, but for a check of an unchanged
+# configuration.
+[ $config_only -eq 1 ] || rm -f "$out/.antinomie-built"
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
 # Fixed build identity: the same source gives the same objects (ccache hits,
 # comparable images across machines).
@@ -189,15 +230,6 @@ kmake() {
 	make -C "$tree" O="$out" ARCH=x86_64 CC="ccache gcc" HOSTCC="env -u CCACHE_DEPEND ccache gcc" "$@"
 }
 
-files=()
-for f in $frags; do
-	[ -f "$ANTINOMIE_ROOT/kconfig/$f.config" ] || die "kconfig/$f.config is missing"
-	files+=("$ANTINOMIE_ROOT/kconfig/$f.config")
-done
-if [ -n "${KCONFIG_EXTRA:-}" ]; then
-	[ -f "$KCONFIG_EXTRA" ] || die "KCONFIG_EXTRA=$KCONFIG_EXTRA does not exist"
-	files+=("$(cd "$(dirname "$KCONFIG_EXTRA")" && pwd)/$(basename "$KCONFIG_EXTRA")")
-fi
 # Reconfigure only when an input changed: the fragments, the tree's commit,
 # or uncommitted edits to its Kconfig files.
 config_stamp=$({
@@ -208,7 +240,7 @@ config_stamp=$({
 if [ -f "$out/.config" ] && [ "$(cat "$out/.antinomie-config-stamp" 2>/dev/null)" = "$config_stamp" ]; then
 	stage "configuration of '$variant' unchanged"
 else
-	rm -f "$out/.antinomie-config-stamp"
+	rm -f "$out/.antinomie-config-stamp" "$out/.antinomie-built"
 	if [ -n "${KCONFIG_BASE:-}" ]; then
 		stage "configuring '$variant' ($KCONFIG_BASE + $frags)"
 		cp "$KCONFIG_BASE" "$out/.config" || die "cannot copy $KCONFIG_BASE"
@@ -323,7 +355,7 @@ for o in "${gcov_objects[@]}"; do
 		die "cannot keep the coverage notes of $o in $out/coverage"
 	fi
 done
-touch "$out/.antinomie-built"
+echo "$build_inputs" >"$out/.antinomie-built"
 mkdir -p "$ANTINOMIE_CACHE/kernels"
 ln -sfn "$out" "$ANTINOMIE_CACHE/kernels/$link"
 stage "built $link kernel"

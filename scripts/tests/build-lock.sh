@@ -9,8 +9,10 @@
 # changed kernel's kernel/events/core.o must hold the change and the
 # normal one's be what it was before; the build tree must be left exactly
 # at the series, and neither build may have had to take the change out of
-# a tree that someone else had already reset. Then two first uses of an
-# empty cache at once: the pinned source unpacked once.
+# a tree that someone else had already reset. A kernel asked for again
+# from the same inputs is not built again, and one with other inputs is
+# not taken for it. Then two first uses of an empty cache at once: the
+# pinned source unpacked once.
 # Needs the normal kernel (the test command builds it first).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../kernel-lib.sh"
@@ -31,6 +33,11 @@ tmp=$(mktemp -d)
 first=""
 trap '[ -z "$first" ] || kill -- -"$first" 2>/dev/null; wait; rm -rf "$tmp"' EXIT
 
+# Two builds: neither may find its kernel up to date and end before the
+# other has started. The normal build stays complete (a copy of it is
+# where the changed kernel starts), built from other inputs.
+echo "other inputs" >"$normal/.antinomie-built"
+rm -f "$changed/.antinomie-built"
 stage "the changed kernel ($(basename "$change")), in the background"
 set -m
 KERNEL_TEST_PATCH=$change "$ANTINOMIE_ROOT/scripts/build-kernel.sh" normal >"$tmp/changed.log" 2>&1 </dev/null &
@@ -68,6 +75,26 @@ resolve_source >/dev/null
 left=$(git -C "$ANTINOMIE_CACHE/pin/$SRC_KEY/build" status --porcelain --untracked-files=no)
 [ -z "$left" ] || die "the build tree is left with changes: $(head -n 3 <<<"$left" | paste -sd' ' -)"
 info "both built; the build tree is at the series"
+
+# A kernel asked for again from the same inputs is not built again; one
+# asked for with a test patch of the same name but other content is not
+# taken for it (this one does not apply: the build must say so).
+stage "the same inputs again: no build; another patch of the same name: not the kernel built"
+"$ANTINOMIE_ROOT/scripts/build-kernel.sh" normal >"$tmp/again.log" 2>&1 </dev/null ||
+	{ tail -n 5 "$tmp/again.log" >&2; die "building the normal kernel again failed"; }
+grep -q "normal kernel up to date" "$tmp/again.log" ||
+	{ sed 's/^/  | /' "$tmp/again.log" >&2; die "the normal kernel, asked for again from the same inputs, was built again"; }
+mkdir "$tmp/other"
+other=$tmp/other/$(basename "$change")
+sed 's/^ \tif (!size)$/ \tif (!size_that_is_not_there)/' "$change" >"$other"
+cmp -s "$change" "$other" && die "could not make another patch of the name $(basename "$change")"
+rc=0
+KERNEL_TEST_PATCH=$other "$ANTINOMIE_ROOT/scripts/build-kernel.sh" normal >"$tmp/other.log" 2>&1 </dev/null || rc=$?
+if [ $rc -eq 0 ] || ! grep -q "does not apply" "$tmp/other.log"; then
+	sed 's/^/  | /' "$tmp/other.log" >&2
+	die "a test patch of the same name and other content was taken for the kernel built before (exit $rc)"
+fi
+info "$(grep -m1 'up to date' "$tmp/again.log" | sed 's/^==> \[[^]]*\] //')"
 
 # Two first uses of an empty cache at once (the test command's cargo test
 # and its debug kernel's build): the pinned source is unpacked once, whole,
