@@ -103,6 +103,12 @@ lane_gate() {
 lane_open() {
 	touch "$lane/gate"
 }
+# claim NAME: whether this line (the steps here or the lane) is the first
+# to claim NAME, for a step that either may run, whichever is free first
+# (mkdir is atomic: one of two claims gets it).
+claim() {
+	mkdir "$lane/claim-$1" 2>/dev/null
+}
 # lane_start FUNCTION DESCRIPTION: run FUNCTION (lane_steps) as the lane.
 lane_start() {
 	(

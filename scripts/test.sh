@@ -109,12 +109,12 @@ step "host packages" scripts/install-deps.sh
 # for the image and the real machine's package (a guest starved of its
 # host thread by a build at nice 0 beside it reports an RCU stall),
 # then run beside the guest tier's other boots and the off
-# kernel's steps, one guest a core. The failure modes come last in the
-# lane, beside the main steps rather than after them: they are partly a
-# wait (a guest that hangs until its timeout), and alone they left the
-# second core idle for a minute. The regression step waits for the lane
-# to end: its own two guests at once must not share the two cores with a
-# third.
+# kernel's steps, one guest a core. The failure modes run on whichever
+# line is free first, the lane after its boots or the main steps before
+# they wait for the lane (claim): they are partly a wait (a guest that
+# hangs until its timeout), and after both lines they left the second
+# core idle for a minute. The regression step waits for the lane to end:
+# its own two guests at once must not share the two cores with a third.
 # shellcheck disable=SC2317 # the lane
 debug_lane() {
 	# The source's fetch and unpack at nice 0: cargo test waits for them.
@@ -136,9 +136,9 @@ debug_lane() {
 			--append stack_depot_disable=on --log "$ANTINOMIE_CACHE/console-debug.log" &&
 		lane_step "boot (debug): randomized campaign, capture off vs on, no splat" \
 			scripts/campaign.sh --calls 20000 &&
-		lane_step "failure modes" scripts/tests/failure-modes.sh
+		{ ! claim failure-modes || lane_step "failure modes" scripts/tests/failure-modes.sh; }
 }
-[ "$tier" != full ] || lane_start debug_lane "the debug kernel's build (nice 19), then its boots and the failure modes"
+[ "$tier" != full ] || lane_start debug_lane "the debug kernel's build (nice 19), then its boots (and the failure modes, if the steps here have not begun them)"
 step "cargo fmt --check" cargo fmt --all --check
 step "cargo clippy -D warnings" cargo clippy --workspace --all-targets --locked -- -D warnings
 step "cargo test (attr table against the pinned uapi header)" cargo_test
@@ -193,6 +193,11 @@ step "LAVA: the corpus test definition run by tuxrun and lava-dispatcher; two jo
 step "kernel build (off: CONFIG_ANTINOMIE=n, from the normal build)" \
 	env KERNEL_SEED=normal nice -n 19 scripts/build-kernel.sh off
 step "boot (off): smoke + KUnit" qemu/run.sh --quiet --variant off --scenario smoke
+if claim failure-modes; then
+	step "failure modes" scripts/tests/failure-modes.sh
+else
+	info "failure modes: begun by the background steps, which got to them first"
+fi
 lane_join
 step "regression testing: scripts/regress.sh on the normal kernel and a changed one" \
 	scripts/tests/regress.sh

@@ -5,8 +5,9 @@
 # after the others, each with its own time, and a step after lane_join
 # starts only once the lane has ended; the lane's steps past its gate
 # start only once it is opened; a lane step that fails ends the run
-# at the next step under the lane step's name; a lane killed between two
-# steps fails the run; a step that fails ends the run at once and leaves
+# at the next step under the lane step's name; a step that either line
+# may run (claim) runs once, on the line free first; a lane killed
+# between two steps fails the run; a step that fails ends the run at once and leaves
 # nothing of the lane running, down to a grandchild that timeout(1) put
 # in a process group of its own, as qemu/run.sh's timeout(1) does QEMU.
 . "$(dirname "$0")/../lib.sh"
@@ -119,6 +120,27 @@ if pgrep -f "sleep $secs" >/dev/null; then
 	die "main-fails: the lane's sleep $secs was still running"
 fi
 info "ended in $(($(date +%s) - t0)) s; nothing of the lane left running"
+
+stage "a step that either line may run runs once, on the line free first"
+for first in main lane; do
+	main_wait=0 lane_wait=2
+	[ $first = main ] || main_wait=2 lane_wait=0
+	written "claim-$first" <<EOF
+lane_steps() {
+	lane_step "lane busy" sleep $lane_wait && { ! claim either || lane_step "either (lane)" true; }
+}
+lane_start lane_steps "one step, then one either line may run"
+step "main busy" sleep $main_wait
+if claim either; then step "either (main)" true; fi
+lane_join
+summary
+EOF
+	run "claim-$first"
+	expect "claim-$first" 0 "^  ok +0:0[01]  either \\($first\\)\$"
+	[ "$(grep -cE '^  ok +[0-9:]+  either' "$tmp/claim-$first.out")" -eq 1 ] ||
+		{ sed 's/^/  | /' "$tmp/claim-$first.out" >&2; die "claim-$first: the step either line may run ran twice"; }
+done
+info "run once, by the steps here when they were free first, else by the lane"
 
 stage "a lane killed between two steps fails the run"
 written lane-killed <<'EOF'
