@@ -64,7 +64,7 @@
 # Needs the normal kernel and the guest binaries (the test command makes
 # them); builds each changed kernel from a copy of the normal kernel's
 # build directory (scripts/build-kernel.sh), what the change touches and
-# a link.
+# a link, in the background while the runs before its own boot.
 #
 # usage: scripts/tests/regress.sh [--seed S] [--contexts LIST]
 #   --contexts LIST   the contexts to run (default: all nine; see
@@ -93,10 +93,42 @@ for b in reader antinomie-workload antinomie-e2e antinomie-context; do
 done
 ci_formats_setup
 regress=$ANTINOMIE_ROOT/scripts/regress.sh
-patch=$ANTINOMIE_ROOT/scripts/tests/regression/perf-copy-attr-ver0.patch
+changes=$ANTINOMIE_ROOT/scripts/tests/regression
+no_counters=$changes/no-counters.objects
+patch=$changes/perf-copy-attr-ver0.patch
+real=$changes/changes/debian-perf-paranoid-3.patch
+unreached=$changes/unreached.patch
+stall=$changes/stall.patch
 t=$ANTINOMIE_CACHE/regress-test
 rm -rf "$t"
 mkdir -p "$t"
+
+# The changed kernels of the runs below, in the order the runs need
+# them, built in the background at nice 19 while the runs before boot
+# (their guests leave part of the two cores idle, and their compares and
+# reports one): each run's own build then finds its kernel up to date
+# (scripts/build-kernel.sh), or waits for the build tree while it is
+# built. A build that fails here is left to its run, which builds again
+# and reports why.
+prebuild() {
+	local inputs n=0
+	for inputs in "KERNEL_GCOV_OBJECTS=$no_counters" "KERNEL_TEST_PATCH=$patch" \
+		"KERNEL_TEST_PATCH=$real" "KERNEL_TEST_PATCH=$unreached" "KERNEL_TEST_PATCH=$stall"; do
+		n=$((n + 1))
+		env "$inputs" nice -n 19 "$ANTINOMIE_ROOT/scripts/build-kernel.sh" normal \
+			>"$t/prebuild-$n.log" 2>&1 </dev/null || true
+	done
+	touch "$t/prebuild.done"
+}
+prebuild &
+prebuild_pid=$!
+# A loop that has ended is not stopped: its pid may be another process's
+# by now.
+# shellcheck disable=SC2317 # the EXIT trap
+stop_prebuild() {
+	[ -e "$t/prebuild.done" ] || stop_process_trees "$prebuild_pid"
+}
+trap stop_prebuild EXIT
 
 # regress NAME WANT [ARGS...]: the one command, results in $t/NAME; its exit
 # status must be WANT. The corpus is $corpus, the contexts $contexts.
@@ -121,9 +153,30 @@ random_contexts() {
 	contexts_of random "$1"
 }
 
-regress same 0 --changed-gcov-objects "$ANTINOMIE_ROOT/scripts/tests/regression/no-counters.objects"
-grep -q "building bzImage in .*gcov for 0 objects" "$t/same/build-changed.log" ||
-	die "[1] the changed kernel was not built with gcov and no object instrumented (see $t/same/build-changed.log)"
+regress same 0 --changed-gcov-objects "$no_counters"
+# The changed kernel: gcov's kernel code, and none of the objects the
+# baseline instruments with counters (gcc names each function's
+# __gcov0.FUNCTION), whether built by this run or found up to date.
+# build_dir LOG: the build directory of the bzImage a build's log ends with.
+build_dir() {
+	local bzimage
+	bzimage=$(tail -n 1 "$1")
+	echo "${bzimage%/arch/x86/boot/bzImage}"
+}
+# counters DIR OBJECT: how many counters OBJECT of the build in DIR has
+# (awk reads nm's output to the end: grep -q would make it die of SIGPIPE).
+counters() {
+	[ -f "$1/$2" ] || die "[1] $1/$2 does not exist"
+	nm -- "$1/$2" | awk '/ __gcov0\./ { n++ } END { print n + 0 }'
+}
+baseline_dir=$(build_dir "$t/same/build-baseline.log")
+changed_dir=$(build_dir "$t/same/build-changed.log")
+grep -q '^CONFIG_GCOV_KERNEL=y$' "$changed_dir/.config" ||
+	die "[1] the changed kernel ($changed_dir) has no CONFIG_GCOV_KERNEL"
+while read -r o; do
+	[ "$(counters "$baseline_dir" "$o")" -gt 0 ] || die "[1] the baseline's $o has no gcov counters"
+	[ "$(counters "$changed_dir" "$o")" -eq 0 ] || die "[1] the changed kernel's $o has gcov counters"
+done < <(sed -e '/^#/d' -e '/^[[:space:]]*$/d' "$ANTINOMIE_ROOT/kconfig/coverage.objects")
 jq -e '.result == "equal" and .runs_differing == 0 and .runs_could_not_test == 0' "$t/same/report.json" >/dev/null ||
 	die "[1] report.json does not say equal: $(jq -c '{result, runs_differing, runs_could_not_test}' "$t/same/report.json")"
 # Coverage: the baseline's (the changed kernel has no counters), with counters
@@ -248,7 +301,6 @@ info "$(grep -m1 'does not apply' "$t/stale.log")"
 # [4] A real change, on the random workload only: it refuses callers
 # without CAP_SYS_ADMIN at paranoid 3, and leaves every other context as
 # it was.
-real=$ANTINOMIE_ROOT/scripts/tests/regression/changes/debian-perf-paranoid-3.patch
 grep '^random ' "$ANTINOMIE_ROOT/qemu/corpus/default.list" >"$t/random.list"
 corpus=$t/random.list contexts=root,user-p2,user-p3
 regress real 1 --patch "$real"
@@ -285,7 +337,7 @@ info "[5] sleeper as root: $reason"
 
 # [6] A change the corpus never executes: equal, and says it saw nothing.
 corpus=$t/random.list contexts=root
-regress unreached 2 --patch "$ANTINOMIE_ROOT/scripts/tests/regression/unreached.patch"
+regress unreached 2 --patch "$unreached"
 r=$t/unreached/report.json
 jq -e '.result == "not-reached" and .runs_differing == 0 and .coverage.change.hunks_reached == 0 and
 	(.coverage.change.hunks | length) > 0' "$r" >/dev/null ||
@@ -297,7 +349,7 @@ info "[6] $(head -n 1 "$t/unreached/summary.txt")"
 # the kernel's own report, not a command that could not test.
 grep '^decisions ' "$ANTINOMIE_ROOT/qemu/corpus/default.list" >"$t/decisions.list"
 corpus=$t/decisions.list contexts=root,user-p2
-regress stall 1 --patch "$ANTINOMIE_ROOT/scripts/tests/regression/stall.patch"
+regress stall 1 --patch "$stall"
 r=$t/stall/report.json
 jq -e '.result == "changed" and .runs_differing == 1 and .runs_could_not_test == 1 and
 	([.runs[] | select(.outcome == "splat") | "\(.workload) \(.context)"] == ["decisions root"])' "$r" >/dev/null ||
@@ -317,4 +369,5 @@ grep -q "^regress: CHANGED (exit 1): .*the changed kernel reported a failure of 
 	die "[7] summary.txt's first line does not say the changed kernel failed: $(head -n 1 "$t/stall/summary.txt")"
 ci_formats_check_report "$t/stall"
 info "[7] decisions as root: $reason"
+wait "$prebuild_pid"
 stage "regression testing with the one command passed"
