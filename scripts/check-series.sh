@@ -44,6 +44,16 @@ if [ -z "${ANTINOMIE_PATCH_DIR:-}" ]; then
 	sync_build_tree
 	tree=$BUILD_TREE
 else
+	# First in an index of the pin, with no checkout of its 80 000 files:
+	# a series that does not apply stops here in a second, naming its
+	# patch and the hunk that fails (whitespace as am_patch takes it).
+	stage "git apply --cached: applying ${#patches[@]} patch(es) to an index of the pin"
+	GIT_INDEX_FILE=$tmp/index git --git-dir="$BASE_GIT" read-tree "$BASE_REF" ||
+		die "cannot read $BASE_REF into an index"
+	for p in "${patches[@]}"; do
+		GIT_INDEX_FILE=$tmp/index git --git-dir="$BASE_GIT" apply --cached --whitespace=nowarn "$p" 2>"$tmp/apply.log" ||
+			die "patch $(basename "$p") does not apply to Linux $KERNEL_VERSION: $(grep -m1 '^error:' "$tmp/apply.log" || head -n1 "$tmp/apply.log")"
+	done
 	stage "git am: applying ${#patches[@]} patch(es) to a scratch tree"
 	tree=$tmp/tree
 	scratch_worktree "$tree"
