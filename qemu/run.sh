@@ -104,7 +104,9 @@ kvm_boots_linux() {
 		-append "console=ttyS0 panic=-1 rdinit=/bin/guest-exit -- 41"
 	exit $?) >/dev/null 2>&1 </dev/null || rc=$?
 	mkdir -p "$ANTINOMIE_CACHE"
-	if [ $rc -eq 85 ]; then echo yes; else echo no; fi >"$verdict"
+	# Whole or absent: another run.sh may be reading it.
+	if [ $rc -eq 85 ]; then echo yes; else echo no; fi >"$verdict.$$"
+	mv "$verdict.$$" "$verdict"
 	[ $rc -eq 85 ]
 }
 case "$accel" in
