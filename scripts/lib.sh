@@ -96,6 +96,14 @@ stop_process_trees() {
 	# One process gone meanwhile makes kill fail; the others must still go on.
 	[ ${#procs[@]} -eq 0 ] || { kill -TERM "${procs[@]}"; kill -CONT "${procs[@]}"; } 2>/dev/null || true
 }
+# stop_job_tree PID: stop_process_trees of PID if it is a background job
+# of this shell that still runs (one that has ended may have left its pid
+# to another process by now), and reap it.
+stop_job_tree() {
+	jobs -rp | grep -qx -- "$1" || return 0
+	stop_process_trees "$1"
+	wait "$1" 2>/dev/null || true
+}
 # process_tree PID: PID and its descendants, one a line (the kernel's
 # list of each task's children; one that has ended has none).
 process_tree() {

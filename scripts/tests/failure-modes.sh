@@ -18,12 +18,7 @@ tmp=$(mktemp -d)
 hang_pid=""
 # shellcheck disable=SC2317 # the EXIT trap
 cleanup() {
-	# The hanging guest, if it still runs (a job that has ended is not
-	# stopped: its pid may be another process's by now).
-	if [ -n "$hang_pid" ] && jobs -rp | grep -qx "$hang_pid"; then
-		stop_process_trees "$hang_pid"
-		wait "$hang_pid" 2>/dev/null || true
-	fi
+	stop_job_tree "$hang_pid"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -65,7 +60,6 @@ hang_pid=$!
 hung_guest() {
 	local rc=0
 	wait "$hang_pid" || rc=$?
-	hang_pid=""
 	cat "$tmp/hang.err" >&2
 	return $rc
 }

@@ -118,17 +118,10 @@ prebuild() {
 		env "$inputs" nice -n 19 "$ANTINOMIE_ROOT/scripts/build-kernel.sh" normal \
 			>"$t/prebuild-$n.log" 2>&1 </dev/null || true
 	done
-	touch "$t/prebuild.done"
 }
 prebuild &
 prebuild_pid=$!
-# A loop that has ended is not stopped: its pid may be another process's
-# by now.
-# shellcheck disable=SC2317 # the EXIT trap
-stop_prebuild() {
-	[ -e "$t/prebuild.done" ] || stop_process_trees "$prebuild_pid"
-}
-trap stop_prebuild EXIT
+trap 'stop_job_tree "$prebuild_pid"' EXIT
 
 # regress NAME WANT [ARGS...]: the one command, results in $t/NAME; its exit
 # status must be WANT. The corpus is $corpus, the contexts $contexts.
