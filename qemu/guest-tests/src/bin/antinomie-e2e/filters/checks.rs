@@ -3,11 +3,12 @@
 //! it printed: exactly each case's calls, every LOST line kept, each field
 //! exercised, bad filters refused.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 use std::process::Command;
 
-use serde_json::Value;
+use serde::Deserialize;
 
 use crate::compare::Tally;
 use crate::expect::CALL_KEYS;
@@ -29,24 +30,35 @@ const BAD_FILTERS: &[(&str, &str)] = &[
     ("args.flags & PERF_SAMPLE_IP", "misplaced constant"),
 ];
 
+/// What `ids_of` reads of a line. serde skips every other key without
+/// building it: the check runs the reader a thousand times, each output
+/// can be most of the trace, and building every line whole would cost the
+/// guest ten times the reader's own work.
+#[derive(Deserialize)]
+struct LineId<'a> {
+    #[serde(borrow)]
+    event: Option<Cow<'a, str>>,
+    call_id: Option<u64>,
+}
+
 /// The call ids of the call lines of JSON Lines `text`, and how many
 /// LOST lines it has.
 fn ids_of(text: &str) -> Result<(Ids, usize), String> {
     let (mut ids, mut lost) = (Ids::new(), 0);
     for (i, l) in text.lines().filter(|l| !l.trim().is_empty()).enumerate() {
-        let v: Value = serde_json::from_str(l).map_err(|e| format!("line {}: {e}", i + 1))?;
-        match v.get("event").and_then(Value::as_str) {
+        let line: LineId<'_> =
+            serde_json::from_str(l).map_err(|e| format!("line {}: {e}", i + 1))?;
+        match line.event.as_deref() {
             Some("lost") => lost += 1,
             Some("call") => {
-                let id = v
-                    .get("call_id")
-                    .and_then(Value::as_u64)
-                    .ok_or_else(|| format!("line {}: a call without call_id: {v}", i + 1))?;
+                let id = line
+                    .call_id
+                    .ok_or_else(|| format!("line {}: a call without call_id: {l}", i + 1))?;
                 if !ids.insert(id) {
                     return Err(format!("line {}: call {id} printed twice", i + 1));
                 }
             }
-            _ => return Err(format!("line {}: unexplained: {v}", i + 1)),
+            _ => return Err(format!("line {}: unexplained: {l}", i + 1)),
         }
     }
     Ok((ids, lost))
@@ -73,9 +85,11 @@ impl Reader<'_> {
             .output()
             .map_err(|e| format!("cannot run {}: {e}", self.args.reader.display()))?;
         self.runs += 1;
+        let stdout = String::from_utf8(out.stdout)
+            .map_err(|e| format!("reader printed bytes that are not UTF-8: {e}"))?;
         Ok((
             out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
+            stdout,
             String::from_utf8_lossy(&out.stderr).into_owned(),
         ))
     }
@@ -308,6 +322,47 @@ pub(super) fn check_bad_filters(reader: &mut Reader<'_>, tally: &mut Tally) {
                 stderr.trim()
             )),
             Err(e) => tally.fail(format!("{who}: {e}")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ids_of;
+
+    #[test]
+    fn ids_of_counts_calls_and_lost_lines() {
+        let text = concat!(
+            r#"{"event":"call","call_id":7,"ret":-22,"args":{"flags":8},"arg0.perf_event_attr":{"type":1}}"#,
+            "\n\n",
+            r#"{"event":"lost","cpu":1,"records":3}"#,
+            "\n",
+            r#"{"call_id":9,"event":"call","comm":"a \"quoted\" name"}"#,
+            "\n"
+        );
+        let (ids, lost) = ids_of(text).unwrap();
+        assert_eq!(ids.into_iter().collect::<Vec<_>>(), [7, 9]);
+        assert_eq!(lost, 1);
+    }
+
+    #[test]
+    fn ids_of_refuses_what_it_cannot_explain() {
+        for (text, says) in [
+            (
+                "{\"event\":\"call\",\"call_id\":1}\n{\"event\":\"call\",\"call_id\":1}",
+                "line 2: call 1 printed twice",
+            ),
+            ("{\"event\":\"call\"}", "line 1: a call without call_id"),
+            ("{\"event\":\"summary\"}", "line 1: unexplained"),
+            ("{\"call_id\":1}", "line 1: unexplained"),
+            (
+                "{\"event\":\"call\",\"call_id\":\"1\"}",
+                "line 1: invalid type",
+            ),
+            ("{\"event\":\"call\",", "line 1: EOF"),
+        ] {
+            let err = ids_of(text).unwrap_err();
+            assert!(err.starts_with(says), "{text:?}: {err}");
         }
     }
 }
