@@ -3,7 +3,7 @@
 # Build the guest's initramfs: busybox (static), our init and scenarios, the
 # static C helpers under qemu/guest/, the benchmark's scenario and program
 # (qemu/bench/) and the workspace's guest binaries (Rust, linked statically
-# with +crt-static on the gnu target).
+# with +crt-static on the gnu target, not position-independent).
 #
 # usage: qemu/build-initramfs.sh [--out IMG] [EXTRA_DIR...]
 #   every EXTRA_DIR is copied over the image root (tests add their binaries)
@@ -70,12 +70,16 @@ for src in "$ANTINOMIE_ROOT"/qemu/guest/*.c "$ANTINOMIE_ROOT/qemu/bench/antinomi
 		die "gcc -static failed for $(basename "$src")"
 done
 
-stage "static Rust binaries (${RUST_GUEST_BINS[*]}, +crt-static)"
+stage "static Rust binaries (${RUST_GUEST_BINS[*]}, +crt-static, not PIE)"
 bin_args=()
 for b in "${RUST_GUEST_BINS[@]}"; do bin_args+=(--bin "$b"); done
 # --target keeps RUSTFLAGS off build scripts and proc macros, which must
-# stay dynamic host code.
-(cd "$ANTINOMIE_ROOT" && RUSTFLAGS="-C target-feature=+crt-static" \
+# stay dynamic host code. relocation-model=static: a static PIE loads at
+# a new random address in every process, and QEMU's TCG keys its
+# translated code by virtual address, so each run translated the whole
+# program again (reader --version: 42 ms in the guest as PIE, 11 ms not;
+# the same with norandmaps). The C helpers are not PIE either.
+(cd "$ANTINOMIE_ROOT" && RUSTFLAGS="-C target-feature=+crt-static -C relocation-model=static" \
 	cargo build -q --release --locked --target "$RUST_TARGET" "${bin_args[@]}") ||
 	die "cargo build of the guest binaries failed"
 # Cargo put them in CARGO_TARGET_DIR when set (relative: to the root, where
@@ -86,6 +90,8 @@ for b in "${RUST_GUEST_BINS[@]}"; do
 	f=$target_dir/$RUST_TARGET/release/$b
 	[ -f "$f" ] || die "cargo built no $f"
 	file_is_static "$f" || die "$b is not statically linked"
+	[ "$(LC_ALL=C readelf -h "$f" | awk '$1 == "Type:" { print $2 }')" = EXEC ] ||
+		die "$b is position-independent (see relocation-model above)"
 	install -m 0755 "$f" "$root/bin/$b"
 done
 
