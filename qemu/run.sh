@@ -29,7 +29,7 @@
 . "$(dirname "$0")/../scripts/lib.sh"
 
 kernel=$ANTINOMIE_CACHE/kernels/normal/arch/x86/boot/bzImage
-initrd=$ANTINOMIE_CACHE/initramfs/initramfs.cpio.gz
+initrd=$ANTINOMIE_CACHE/initramfs/initramfs.cpio
 scenario=smoke interactive=0 timeout_s=300 append="" accel=auto quiet=0 kunit=1
 console=all mem=1G extra_qemu=()
 log=$ANTINOMIE_CACHE/console.log

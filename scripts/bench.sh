@@ -242,7 +242,7 @@ else
 fi
 plugin=$("$ANTINOMIE_ROOT/qemu/bench/build-insn-plugin.sh" 2>/dev/null | tail -n1)
 [ -f "$plugin" ] || die "no insn plugin (run without --skip-build)"
-initrd=${image:-$ANTINOMIE_CACHE/initramfs/initramfs.cpio.gz}
+initrd=${image:-$ANTINOMIE_CACHE/initramfs/initramfs.cpio}
 [ -f "$initrd" ] || die "no guest image at $initrd (run without --skip-build)"
 # The instruction-count boots use a small image: decompressing the full
 # one (40 MB, the Rust binaries and strace) costs ~2.5 G guest instructions

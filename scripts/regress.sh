@@ -352,11 +352,11 @@ if [ -n "$bundle" ]; then
 	corpus_files "$work/extra-bundle" "$work/entries"
 	install -m 0755 "$ANTINOMIE_ROOT/qemu/guest/run-corpus" "$work/extra-bundle/run-corpus"
 	stage "the bundle: the guest image's root with the corpus ($(wc -l <"$work/entries") runs)"
-	"$ANTINOMIE_ROOT/qemu/build-initramfs.sh" --out "$work/bundle.cpio.gz" "$work/extra-bundle" "$selftests" \
+	"$ANTINOMIE_ROOT/qemu/build-initramfs.sh" --out "$work/bundle.cpio" "$work/extra-bundle" "$selftests" \
 		"${image_dirs[@]}" >"$work/initramfs-bundle.log" 2>&1 ||
 		{ tail -n 5 "$work/initramfs-bundle.log" >&2; die "building the bundle failed"; }
 	mkdir -p "$(dirname "$bundle")"
-	cp -a "$work/bundle.cpio.gz.root" "$bundle" || die "cannot write the bundle to $bundle"
+	cp -a "$work/bundle.cpio.root" "$bundle" || die "cannot write the bundle to $bundle"
 	stage "bundle in $bundle ($(du -sh "$bundle" | cut -f1)); on the test machine, booted into each kernel:"
 	info "sudo $bundle/run-corpus RESULTS     (one directory per kernel, or per boot)"
 	info "then: scripts/regress.sh --compare BASELINE CHANGED --rerun BASELINE2 CHANGED2"
@@ -440,7 +440,7 @@ run_corpus() {
 			die "cannot list the functions to probe"
 	fi
 	stage "guest image for the $label run ($(wc -l <"$entries") runs)"
-	"$ANTINOMIE_ROOT/qemu/build-initramfs.sh" --out "$work/$label.cpio.gz" "$extra" "$selftests" "${image_dirs[@]}" \
+	"$ANTINOMIE_ROOT/qemu/build-initramfs.sh" --out "$work/$label.cpio" "$extra" "$selftests" "${image_dirs[@]}" \
 		>"$work/initramfs-$label.log" 2>&1 || { tail -n 5 "$work/initramfs-$label.log" >&2; die "building the guest image failed"; }
 	stage "booting the $label kernel: the corpus, one boot"
 	# A change that makes a call loop forever in the kernel stalls RCU
@@ -449,7 +449,7 @@ run_corpus() {
 	# timeout (21 s), or at once, with the kernel's report, instead of at
 	# the boot's time limit, hours on. A WARNING panics too: the boot
 	# that reported it hands back no results either way (see boot_both).
-	guest_run_collect "$kernel" "$work/$label.cpio.gz" corpus "$out/runs/$label" \
+	guest_run_collect "$kernel" "$work/$label.cpio" corpus "$out/runs/$label" \
 		$((600 + $(wc -l <"$entries") * entry_timeout)) 2G 4G "sysctl.kernel.panic_on_rcu_stall=1 oops=panic panic_on_warn=1"
 	grep -a '^corpus: ' "$out/runs/$label/console.log" | tail -n 1 | sed 's/^/    /'
 }

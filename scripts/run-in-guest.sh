@@ -151,7 +151,7 @@ chmod 0755 "$extra/etc/antinomie/run/program"
 printf '%s\n' "$reader_args" >"$extra/etc/antinomie/run/reader-args"
 echo "$capture_mode" >"$extra/etc/antinomie/run/capture-mode"
 [ $control -eq 0 ] || : >"$extra/etc/antinomie/run/control"
-img=$("$ANTINOMIE_ROOT/qemu/build-initramfs.sh" --out "$work/run.cpio.gz" "$extra" | tail -n1) ||
+img=$("$ANTINOMIE_ROOT/qemu/build-initramfs.sh" --out "$work/run.cpio" "$extra" | tail -n1) ||
 	die "building the guest image failed"
 
 guest_run_collect "$kernel" "$img" run "$out" "$timeout_s" "$mem" "$disk_size" "$append"

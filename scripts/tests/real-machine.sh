@@ -42,9 +42,9 @@ grep -qx 'CONFIG_ANTINOMIE=y' "$config" || die "[1] the package's $config has no
 info "$(basename "$deb"): $(du -k "$deb" | cut -f1) KiB; $(basename "$vmlinuz"), CONFIG_ANTINOMIE=y"
 
 stage "[2] the package's kernel boots a guest image holding the package, and captures"
-"$ANTINOMIE_ROOT/qemu/build-initramfs.sh" --out "$tmp/image.cpio.gz" "$tmp/root" >"$tmp/image.log" 2>&1 ||
+"$ANTINOMIE_ROOT/qemu/build-initramfs.sh" --out "$tmp/image.cpio" "$tmp/root" >"$tmp/image.log" 2>&1 ||
 	die "[2] building the guest image failed: $(tail -n 3 "$tmp/image.log")"
-"$ANTINOMIE_ROOT/qemu/run.sh" --quiet --kernel "$vmlinuz" --initrd "$tmp/image.cpio.gz" \
+"$ANTINOMIE_ROOT/qemu/run.sh" --quiet --kernel "$vmlinuz" --initrd "$tmp/image.cpio" \
 	--scenario reader-run --log "$tmp/console.log" ||
 	die "[2] the package's kernel failed the reader-run scenario (see above)"
 release=${vmlinuz##*/vmlinuz-}
@@ -90,11 +90,11 @@ done
 hand_back /tmp/results
 SCENARIO
 chmod +x "$tmp/machine/scenarios/machine"
-"$ANTINOMIE_ROOT/qemu/build-initramfs.sh" --out "$tmp/machine.cpio.gz" "$tmp/machine" >"$tmp/machine-image.log" 2>&1 ||
+"$ANTINOMIE_ROOT/qemu/build-initramfs.sh" --out "$tmp/machine.cpio" "$tmp/machine" >"$tmp/machine-image.log" 2>&1 ||
 	die "[5] building the machine's image failed: $(tail -n 3 "$tmp/machine-image.log")"
 mkdir -p "$tmp/results"
 guest_run_collect "$(readlink -f "$ANTINOMIE_CACHE/kernels/normal")/arch/x86/boot/bzImage" \
-	"$tmp/machine.cpio.gz" machine "$tmp/results" 900 2G 1G ""
+	"$tmp/machine.cpio" machine "$tmp/results" 900 2G 1G ""
 # compare A B [ARGS...]: regress.sh --compare's exit status, its report in
 # $tmp/report.
 compare() {

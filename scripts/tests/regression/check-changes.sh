@@ -48,7 +48,7 @@ need_cmd jq
 # once here, or each change would only say it could not test.
 stage "the guest's programs (qemu/build-initramfs.sh)"
 mkdir -p "$ANTINOMIE_CACHE/check-changes-image"
-"$ANTINOMIE_ROOT/qemu/build-initramfs.sh" --out "$ANTINOMIE_CACHE/check-changes-image/initramfs.cpio.gz" \
+"$ANTINOMIE_ROOT/qemu/build-initramfs.sh" --out "$ANTINOMIE_CACHE/check-changes-image/initramfs.cpio" \
 	>"$ANTINOMIE_CACHE/check-changes-image.log" 2>&1 </dev/null ||
 	die "building the guest's programs failed (see $ANTINOMIE_CACHE/check-changes-image.log)"
 [ ${#changes[@]} -gt 0 ] || changes=("$ANTINOMIE_ROOT"/scripts/tests/regression/changes/*.patch)

@@ -64,7 +64,7 @@ stage "the normal kernel, whose instrumented sources the mutants change"
 # once here, or each mutant would only say it could not test.
 stage "the guest's programs (qemu/build-initramfs.sh)"
 mkdir -p "$ANTINOMIE_CACHE/mutants-image"
-"$ANTINOMIE_ROOT/qemu/build-initramfs.sh" --out "$ANTINOMIE_CACHE/mutants-image/initramfs.cpio.gz" \
+"$ANTINOMIE_ROOT/qemu/build-initramfs.sh" --out "$ANTINOMIE_CACHE/mutants-image/initramfs.cpio" \
 	>"$ANTINOMIE_CACHE/mutants-image.log" 2>&1 </dev/null ||
 	die "building the guest's programs failed (see $ANTINOMIE_CACHE/mutants-image.log)"
 sources=$ANTINOMIE_CACHE/kernels/normal/coverage
