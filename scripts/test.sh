@@ -198,6 +198,11 @@ if claim failure-modes; then
 else
 	info "failure modes: begun by the background steps, which got to them first"
 fi
+# The regression step's changed kernels, at nice 19 beside the lane's
+# debug boots (one guest a core), which otherwise leave the second core
+# idle while the steps here wait for the lane.
+step "kernel builds (the regression step's five changed kernels, from the normal build)" \
+	scripts/tests/regress.sh --build-only
 lane_join
 step "regression testing: scripts/regress.sh on the normal kernel and a changed one" \
 	scripts/tests/regress.sh

@@ -66,15 +66,19 @@
 # build directory (scripts/build-kernel.sh), what the change touches and
 # a link, in the background while the runs before its own boot.
 #
-# usage: scripts/tests/regress.sh [--seed S] [--contexts LIST]
+# usage: scripts/tests/regress.sh [--seed S] [--contexts LIST] [--build-only]
 #   --contexts LIST   the contexts to run (default: all nine; see
 #                     scripts/regress.sh --contexts)
+#   --build-only      build the changed kernels (at nice 19) and stop; a
+#                     build that fails fails it. The test command runs it
+#                     beside the debug kernel's boots, where a core would
+#                     otherwise wait, and the runs then find them built.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../guest-lib.sh"
 . "$(dirname "$0")/../kernel-lib.sh"
 . "$(dirname "$0")/../ci-formats-lib.sh"
 
-seed=20261130 contexts=all
+seed=20261130 contexts=all build_only=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--seed | --contexts) [ $# -ge 2 ] || die "$1 needs a value" ;;
@@ -82,6 +86,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--seed) seed=$2; shift ;;
 	--contexts) contexts=$2; shift ;;
+	--build-only) build_only=1 ;;
 	*) die "unknown option $1" ;;
 	esac
 	shift
@@ -103,20 +108,35 @@ t=$ANTINOMIE_CACHE/regress-test
 rm -rf "$t"
 mkdir -p "$t"
 
-# The changed kernels of the runs below, in the order the runs need
-# them, built in the background at nice 19 while the runs before boot
-# (their guests leave part of the two cores idle, and their compares and
-# reports one): each run's own build then finds its kernel up to date
+# The changed kernels of the runs below, in the order the runs need them.
+changed_kernels=("KERNEL_GCOV_OBJECTS=$no_counters" "KERNEL_TEST_PATCH=$patch"
+	"KERNEL_TEST_PATCH=$real" "KERNEL_TEST_PATCH=$unreached" "KERNEL_TEST_PATCH=$stall")
+# build_changed_kernel N: the Nth (from 1), at nice 19, its log in
+# $t/prebuild-N.log.
+build_changed_kernel() {
+	env "${changed_kernels[$1 - 1]}" nice -n 19 "$ANTINOMIE_ROOT/scripts/build-kernel.sh" normal \
+		>"$t/prebuild-$1.log" 2>&1 </dev/null
+}
+if [ "$build_only" = 1 ]; then
+	for n in $(seq "${#changed_kernels[@]}"); do
+		what=${changed_kernels[$n - 1]}
+		stage "changed kernel $n of ${#changed_kernels[@]}: ${what##*/}"
+		build_changed_kernel "$n" ||
+			{ tail -n 5 "$t/prebuild-$n.log" >&2; die "building the kernel with $what failed (see $t/prebuild-$n.log)"; }
+	done
+	exit 0
+fi
+
+# Built in the background while the runs before boot (their guests leave
+# part of the two cores idle, and their compares and reports one): each
+# run's own build then finds its kernel up to date
 # (scripts/build-kernel.sh), or waits for the build tree while it is
 # built. A build that fails here is left to its run, which builds again
 # and reports why.
 prebuild() {
-	local inputs n=0
-	for inputs in "KERNEL_GCOV_OBJECTS=$no_counters" "KERNEL_TEST_PATCH=$patch" \
-		"KERNEL_TEST_PATCH=$real" "KERNEL_TEST_PATCH=$unreached" "KERNEL_TEST_PATCH=$stall"; do
-		n=$((n + 1))
-		env "$inputs" nice -n 19 "$ANTINOMIE_ROOT/scripts/build-kernel.sh" normal \
-			>"$t/prebuild-$n.log" 2>&1 </dev/null || true
+	local n
+	for n in $(seq "${#changed_kernels[@]}"); do
+		build_changed_kernel "$n" || true
 	done
 }
 prebuild &
