@@ -244,10 +244,10 @@ plugin=$("$ANTINOMIE_ROOT/qemu/bench/build-insn-plugin.sh" 2>/dev/null | tail -n
 [ -f "$plugin" ] || die "no insn plugin (run without --skip-build)"
 initrd=${image:-$ANTINOMIE_CACHE/initramfs/initramfs.cpio}
 [ -f "$initrd" ] || die "no guest image at $initrd (run without --skip-build)"
-# The instruction-count boots use a small image: decompressing the full
-# one (40 MB, the Rust binaries and strace) costs ~2.5 G guest instructions
-# and most of the boot; the insn cells need only busybox, init, the
-# scenario and antinomie-bench.
+# The instruction-count boots use a small image: unpacking the full one
+# (the Rust binaries and strace) is most of a boot's guest instructions;
+# the insn cells need only busybox, init, the scenario and
+# antinomie-bench.
 insn_initrd=$ANTINOMIE_CACHE/initramfs/initramfs-insn.cpio.gz
 if { step insn && [ "$insn_calls" -gt 0 ]; } || step profile; then
 	small=$ANTINOMIE_CACHE/initramfs/root-insn

@@ -18,9 +18,10 @@ divided by N - N0. BASE may come from another kernel (the off
 kernel against capture off): --base-map is then its System.map. Every address is charged to the kernel function
 that contains it (the last text symbol at or below it in System.map);
 addresses below the kernel's text are "user space", but for one
-position-independent --program, whose addresses are charged to its own
-functions (nm's symbols) at the load address each boot had it at
-(--program-bases, hex, "-" where it did not run). Prints a Markdown
+--program, whose addresses are charged to its own functions (nm's
+symbols): at the load address each boot had it at (--program-bases, hex,
+"-" where it did not run) when it is position-independent, at the
+symbols' own addresses when it is not. Prints a Markdown
 table per function of ((TEST - TEST0) - (BASE - BASE0)) / (N - N0), the
 instructions capture adds per call, largest first, with each mode's own
 per-call count beside it; the rows sum to the total line.
@@ -74,8 +75,17 @@ def load_profile(path):
 
 
 def load_program(path):
-    """Sorted function offsets and names of a position-independent ELF
-    (nm's symbols, demangled, Rust's hash suffix dropped)."""
+    """Sorted function addresses and names of an ELF program (nm's
+    symbols, demangled, Rust's hash suffix dropped), and whether they are
+    offsets from where it loads (ET_DYN: position-independent) rather
+    than where it runs (ET_EXEC)."""
+    with open(path, "rb") as f:
+        header = f.read(18)
+    if len(header) < 18 or header[:4] != b"\x7fELF":
+        sys.exit(f"error: insn-profile: {path} is not an ELF file")
+    e_type = int.from_bytes(header[16:18], "little")
+    if e_type not in (2, 3):
+        sys.exit(f"error: insn-profile: {path} is neither a program nor position-independent (ELF type {e_type})")
     out = subprocess.run(["nm", "--defined-only", "--demangle", path], capture_output=True, text=True)
     if out.returncode != 0:
         sys.exit(f"error: insn-profile: nm {path}: {out.stderr.strip()}")
@@ -88,7 +98,7 @@ def load_program(path):
         sys.exit(f"error: insn-profile: no text symbols in {path}")
     syms.sort()
     name = os.path.basename(path)
-    return [a for a, _ in syms], [f"{name}: {n}" for _, n in syms]
+    return [a for a, _ in syms], [f"{name}: {n}" for _, n in syms], e_type == 3
 
 
 def by_function(counts, addrs, names, text_end, program=None, base=None):
@@ -141,7 +151,9 @@ def main():
         given = (a.program_bases or "").split(",")
         if len(given) != 4:
             sys.exit("error: insn-profile: --program needs --program-bases B0,B,T0,T (hex, or - where it did not run)")
-        bases = [None if b == "-" else int(b, 16) for b in given]
+        # A program that is not position-independent runs at its
+        # symbols' addresses, wherever the boot saw its first mapping.
+        bases = [None if b == "-" else int(b, 16) if program[2] else 0 for b in given]
     funcs = {}
     totals = {}
     for i, name in enumerate(("base0", "base", "test0", "test")):
