@@ -201,7 +201,7 @@ fi
 # The regression step's changed kernels, at nice 19 beside the lane's
 # debug boots (one guest a core), which otherwise leave the second core
 # idle while the steps here wait for the lane.
-step "kernel builds (the regression step's five changed kernels, from the normal build)" \
+step "kernel builds (the regression step's changed kernels, from the normal build)" \
 	scripts/tests/regress.sh --build-only
 lane_join
 step "regression testing: scripts/regress.sh on the normal kernel and a changed one" \

@@ -91,12 +91,6 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-need_cmd jq
-bins=${CARGO_TARGET_DIR:-$ANTINOMIE_ROOT/target}/x86_64-unknown-linux-gnu/release
-for b in reader antinomie-workload antinomie-e2e antinomie-context; do
-	[ -x "$bins/$b" ] || die "$bins/$b is missing (run qemu/build-initramfs.sh)"
-done
-ci_formats_setup
 regress=$ANTINOMIE_ROOT/scripts/regress.sh
 changes=$ANTINOMIE_ROOT/scripts/tests/regression
 no_counters=$changes/no-counters.objects
@@ -126,6 +120,13 @@ if [ "$build_only" = 1 ]; then
 	done
 	exit 0
 fi
+
+need_cmd jq
+bins=${CARGO_TARGET_DIR:-$ANTINOMIE_ROOT/target}/x86_64-unknown-linux-gnu/release
+for b in reader antinomie-workload antinomie-e2e antinomie-context; do
+	[ -x "$bins/$b" ] || die "$bins/$b is missing (run qemu/build-initramfs.sh)"
+done
+ci_formats_setup
 
 # Built in the background while the runs before boot (their guests leave
 # part of the two cores idle, and their compares and reports one): each
