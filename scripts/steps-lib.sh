@@ -5,15 +5,25 @@
 # lane, steps that run in the background meanwhile and are reported as
 # steps of the run. Source it after lib.sh; do not run it.
 
-names=() times=() results=()
+names=() times=() cpus=() results=()
 summary() {
 	echo
-	echo "test summary (elapsed per step):"
-	local i
+	echo "test summary (per step: elapsed, then CPU time of its processes):"
+	local i cpu=0
 	for i in "${!names[@]}"; do
-		printf '  %-6s %6s  %s\n' "${results[$i]}" "$(fmt_secs "${times[$i]}")" "${names[$i]}"
+		printf '  %-6s %6s %6s  %s\n' "${results[$i]}" "$(fmt_secs "${times[$i]}")" "$(fmt_secs "${cpus[$i]}")" "${names[$i]}"
+		cpu=$((cpu + cpus[i]))
 	done
-	printf '  total  %6s\n' "$(fmt_secs $(($(date +%s) - ANTINOMIE_T0)))"
+	printf '  total  %6s %6s\n' "$(fmt_secs $(($(date +%s) - ANTINOMIE_T0)))" "$(fmt_secs "$cpu")"
+}
+# cpu_secs FILE: the CPU time (user + system, whole seconds) of the
+# children in the output of the `times` builtin in FILE: a step's
+# processes, when a subshell ran the step and then `times`.
+cpu_secs() {
+	awk 'NR == 2 {
+		for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); s += t[1] * 60 + t[2] }
+		printf "%d\n", s + 0.5
+	}' "$1" 2>/dev/null || echo 0
 }
 
 # Each step's output, kept to say why it failed.
@@ -29,7 +39,7 @@ cleanup() {
 	if [ -n "$lane_pid" ] && [ ! -e "$lane/end" ]; then
 		stop_process_trees "$lane_pid"
 	fi
-	rm -rf "$step_log" "$step_log.rc" "$lane"
+	rm -rf "$step_log" "$step_log.rc" "$step_log.cpu" "$lane"
 }
 trap cleanup EXIT
 
@@ -44,11 +54,12 @@ why() {
 	tail -n 10 "$2" | sed 's/^/  | /'
 }
 
-# record NAME SECONDS STATUS LOG: a step's result; the run ends at the
-# first failure (later steps need what earlier ones built).
+# record NAME SECONDS STATUS LOG CPU-SECONDS: a step's result; the run
+# ends at the first failure (later steps need what earlier ones built).
 record() {
 	names+=("$1")
 	times+=("$2")
+	cpus+=("$5")
 	if [ "$3" -eq 0 ]; then
 		results+=(ok)
 		return
@@ -69,10 +80,13 @@ step() {
 	! lane_failed || lane_join
 	stage "$name"
 	t0=$(date +%s)
-	rm -f "$step_log.rc"
-	{ "$@" 2>&1 || echo $? >"$step_log.rc"; } | tee "$step_log"
+	rm -f "$step_log.rc" "$step_log.cpu"
+	{
+		"$@" 2>&1 || echo $? >"$step_log.rc"
+		times >"$step_log.cpu"
+	} | tee "$step_log"
 	[ ! -e "$step_log.rc" ] || rc=$(cat "$step_log.rc")
-	record "$name" $(($(date +%s) - t0)) "$rc" "$step_log"
+	record "$name" $(($(date +%s) - t0)) "$rc" "$step_log" "$(cpu_secs "$step_log.cpu")"
 }
 
 # A lane: steps that run in the background, in order, while the steps
@@ -89,7 +103,11 @@ lane_step() {
 	n=$(find "$lane" -name '*.name' | wc -l)
 	printf '%s\n' "$name" >"$lane/$n.name"
 	t0=$(date +%s)
-	"$@" </dev/null >"$lane/$n.log" 2>&1 || rc=$?
+	(
+		"$@" </dev/null >"$lane/$n.log" 2>&1 || rc=$?
+		times >"$lane/$n.cpu"
+		exit "$rc"
+	) || rc=$?
 	echo "$(($(date +%s) - t0)) $rc" >"$lane/$n.done.tmp"
 	mv "$lane/$n.done.tmp" "$lane/$n.done"
 	return "$rc"
@@ -162,7 +180,8 @@ lane_join() {
 		}
 		stage "$(cat "$lane/$n.name") (in the background)"
 		cat "$lane/$n.log"
-		record "$(cat "$lane/$n.name")" "$(cut -d' ' -f1 "$status")" "$(cut -d' ' -f2 "$status")" "$lane/$n.log"
+		record "$(cat "$lane/$n.name")" "$(cut -d' ' -f1 "$status")" "$(cut -d' ' -f2 "$status")" "$lane/$n.log" \
+			"$(cpu_secs "$lane/$n.cpu")"
 		n=$((n + 1))
 	done
 	end=$(cat "$lane/end" 2>/dev/null || echo "no exit status")
@@ -170,6 +189,6 @@ lane_join() {
 		echo "error: $ANTINOMIE_PROG: the background steps ended with $end, after their last step passed" >"$lane/end.log"
 		stage "the background steps"
 		cat "$lane/end.log"
-		record "the background steps" "$waited" 1 "$lane/end.log"
+		record "the background steps" "$waited" 1 "$lane/end.log" 0
 	fi
 }

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The test command's steps and its background lane (scripts/steps-lib.sh),
 # on small written runs: a passing run reports every step, the lane's
-# after the others, each with its own time, and a step after lane_join
+# after the others, each with its own time and CPU time, and a step after lane_join
 # starts only once the lane has ended; the lane's steps past its gate
 # start only once it is opened; a lane step that fails ends the run
 # at the next step under the lane step's name; a step that either line
@@ -56,7 +56,7 @@ step "main two" sh -c 'date +%s.%N >"$tmp/main-two"'
 summary
 EOF
 run pass
-expect pass 0 '^  ok +0:0[23]  main one$' '^  ok +0:0[12]  lane one$' '^  ok +0:0[34]  lane two$' \
+expect pass 0 '^  ok +0:0[23] +0:00  main one$' '^  ok +0:0[12] +0:00  lane one$' '^  ok +0:0[34] +0:00  lane two$' \
 	'pass: lane one \(in the background\)$'
 [ "$(grep -cE '^  ok ' "$tmp/pass.out")" -eq 4 ] || die "pass: not 4 steps in the summary"
 grep -A4 '^test summary' "$tmp/pass.out" | grep -o 'main one\|main two\|lane one\|lane two' | tr '\n' ' ' |
@@ -64,6 +64,23 @@ grep -A4 '^test summary' "$tmp/pass.out" | grep -o 'main one\|main two\|lane one
 awk '{ exit !($1 > m) }' m="$(cat "$tmp/lane-two")" "$tmp/main-two" ||
 	die "pass: the step after lane_join ran before the lane's last step ended"
 info "4 steps; the step after lane_join ran after the lane had ended"
+
+stage "each step's CPU time is its processes', the lane's as the others'"
+written cpu <<'EOF'
+burn() { timeout 2 sh -c 'while :; do :; done' || [ $? -eq 124 ]; }
+lane_steps() {
+	lane_step "lane burns" burn
+}
+lane_start lane_steps "one step"
+step "main burns" burn
+step "main sleeps" sleep 2
+lane_join
+summary
+EOF
+run cpu
+expect cpu 0 '^  ok +0:0[23] +0:0[12]  main burns$' '^  ok +0:0[23] +0:00  main sleeps$' \
+	'^  ok +0:0[23] +0:0[12]  lane burns$' '^  total +[0-9:]+ +0:0[2-4]$'
+info "a step that spins for 2 s: 1-2 s of CPU; one that sleeps: none; the total their sum"
 
 stage "a lane step past the gate starts only once the gate is opened"
 written gate <<EOF
@@ -78,7 +95,7 @@ lane_join
 summary
 EOF
 run gate
-expect gate 0 '^  ok +0:0[01]  lane two$'
+expect gate 0 '^  ok +0:0[01] +0:00  lane two$'
 awk '{ exit !($1 > m) }' m="$(cat "$tmp/gate-main-two")" "$tmp/gate-lane-two" ||
 	die "gate: the lane's step past the gate ran before the gate was opened"
 info "the lane's step past the gate ran after the gate was opened"
@@ -95,7 +112,7 @@ step "main second" true
 lane_join
 EOF
 run lane-fails
-expect lane-fails 1 "why 'lane broken' failed" '^  FAILED +0:0[01]  lane broken$' '^  \| error: broken on purpose$' \
+expect lane-fails 1 "why 'lane broken' failed" '^  FAILED +0:0[01] +0:00  lane broken$' '^  \| error: broken on purpose$' \
 	'^2 passed, 1 failed$'
 ! grep -qE 'main second|lane never' "$tmp/lane-fails.out" || die "lane-fails: a step ran after the lane's failure"
 info "the run ended before 'main second', naming 'lane broken'"
@@ -136,8 +153,8 @@ lane_join
 summary
 EOF
 	run "claim-$first"
-	expect "claim-$first" 0 "^  ok +0:0[01]  either \\($first\\)\$"
-	[ "$(grep -cE '^  ok +[0-9:]+  either' "$tmp/claim-$first.out")" -eq 1 ] ||
+	expect "claim-$first" 0 "^  ok +0:0[01] +0:00  either \\($first\\)\$"
+	[ "$(grep -cE '^  ok +[0-9:]+ +[0-9:]+  either' "$tmp/claim-$first.out")" -eq 1 ] ||
 		{ sed 's/^/  | /' "$tmp/claim-$first.out" >&2; die "claim-$first: the step either line may run ran twice"; }
 done
 info "run once, by the steps here when they were free first, else by the lane"
