@@ -11,7 +11,7 @@ COMMANDS=(
 	# the Rust workspace (installed by rustup, not apt)
 	cargo:rustup rustc:rustup
 	# kernel build and checks
-	make:make gcc:gcc ld:binutils ccache:ccache flex:flex bison:bison bc:bc
+	make:make gcc:gcc ld:binutils ccache:ccache flex:flex bison:bison bc:bc lz4:lz4
 	perl:perl python3:python3 rsync:rsync depmod:kmod
 	readelf:binutils objdump:binutils nm:binutils
 	git:git patch:patch diff:diffutils cmp:diffutils

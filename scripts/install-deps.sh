@@ -6,7 +6,7 @@
 
 PACKAGES=(
 	# kernel build
-	build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils ccache
+	build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils lz4 ccache
 	kmod perl python3
 	# make headers_install (kernel selftests) copies with rsync
 	rsync
