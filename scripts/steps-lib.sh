@@ -8,7 +8,7 @@
 names=() times=() cpus=() results=()
 summary() {
 	echo
-	echo "test summary (per step: elapsed, then CPU time of its processes):"
+	echo "test summary (per step: elapsed, then the CPU time of its processes):"
 	local i cpu=0
 	for i in "${!names[@]}"; do
 		printf '  %-6s %6s %6s  %s\n' "${results[$i]}" "$(fmt_secs "${times[$i]}")" "$(fmt_secs "${cpus[$i]}")" "${names[$i]}"
@@ -16,14 +16,16 @@ summary() {
 	done
 	printf '  total  %6s %6s\n' "$(fmt_secs $(($(date +%s) - ANTINOMIE_T0)))" "$(fmt_secs "$cpu")"
 }
-# cpu_secs FILE: the CPU time (user + system, whole seconds) of the
-# children in the output of the `times` builtin in FILE: a step's
-# processes, when a subshell ran the step and then `times`.
+# cpu_secs FILE: the CPU time (user + system, whole seconds) in the
+# output of the `times` builtin in FILE, the shell's own and its waited-for
+# children's: a step's processes, when a subshell ran the step and then
+# `times` (a process left running in the background is not counted).
 cpu_secs() {
-	awk 'NR == 2 {
+	awk '{
+		gsub(",", ".")
 		for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); s += t[1] * 60 + t[2] }
-		printf "%d\n", s + 0.5
-	}' "$1" 2>/dev/null || echo 0
+	}
+	END { printf "%d\n", s + 0.5 }' "$1" 2>/dev/null || echo 0
 }
 
 # Each step's output, kept to say why it failed.

@@ -2,13 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The test command's steps and its background lane (scripts/steps-lib.sh),
 # on small written runs: a passing run reports every step, the lane's
-# after the others, each with its own time and CPU time, and a step after lane_join
-# starts only once the lane has ended; the lane's steps past its gate
-# start only once it is opened; a lane step that fails ends the run
-# at the next step under the lane step's name; a step that either line
-# may run (claim) runs once, on the line free first; a lane killed
-# between two steps fails the run; a step that fails ends the run at once and leaves
-# nothing of the lane running, down to a grandchild that timeout(1) put
+# after the others, each with its own time and CPU time, and a step
+# after lane_join starts only once the lane has ended; the lane's steps
+# past its gate start only once it is opened; a lane step that fails
+# ends the run at the next step under the lane step's name; a step that
+# either line may run (claim) runs once, on the line free first; a lane
+# killed between two steps fails the run; a step that fails ends the
+# run at once and leaves nothing of the lane running, down to a grandchild that timeout(1) put
 # in a process group of its own, as qemu/run.sh's timeout(1) does QEMU.
 . "$(dirname "$0")/../lib.sh"
 
@@ -66,21 +66,22 @@ awk '{ exit !($1 > m) }' m="$(cat "$tmp/lane-two")" "$tmp/main-two" ||
 info "4 steps; the step after lane_join ran after the lane had ended"
 
 stage "each step's CPU time is its processes', the lane's as the others'"
+# burn: spin until the soft CPU limit of 1 s (SIGXCPU, trapped).
 written cpu <<'EOF'
-burn() { timeout 2 sh -c 'while :; do :; done' || [ $? -eq 124 ]; }
+burn() { sh -c 'trap "exit 0" XCPU; ulimit -St 1; while :; do :; done'; }
 lane_steps() {
-	lane_step "lane burns" burn
+	lane_step "lane burns" burn && lane_step "lane sleeps" sleep 1
 }
-lane_start lane_steps "one step"
+lane_start lane_steps "two steps"
 step "main burns" burn
-step "main sleeps" sleep 2
+step "main sleeps" sleep 1
 lane_join
 summary
 EOF
 run cpu
-expect cpu 0 '^  ok +0:0[23] +0:0[12]  main burns$' '^  ok +0:0[23] +0:00  main sleeps$' \
-	'^  ok +0:0[23] +0:0[12]  lane burns$' '^  total +[0-9:]+ +0:0[2-4]$'
-info "a step that spins for 2 s: 1-2 s of CPU; one that sleeps: none; the total their sum"
+expect cpu 0 '^  ok +[0-9:]+ +0:01  main burns$' '^  ok +0:0[12] +0:00  main sleeps$' \
+	'^  ok +[0-9:]+ +0:01  lane burns$' '^  ok +0:0[12] +0:00  lane sleeps$' '^  total +[0-9:]+ +0:02$'
+info "a step that spins for 1 s of CPU: 0:01; one that sleeps: none; the total their sum"
 
 stage "a lane step past the gate starts only once the gate is opened"
 written gate <<EOF
