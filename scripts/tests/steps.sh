@@ -8,8 +8,9 @@
 # ends the run at the next step under the lane step's name; a step that
 # either line may run (claim) runs once, on the line free first; a lane
 # killed between two steps fails the run; a step that fails ends the
-# run at once and leaves nothing of the lane running, down to a grandchild that timeout(1) put
-# in a process group of its own, as qemu/run.sh's timeout(1) does QEMU.
+# run at once and leaves nothing of the lane running, down to a
+# grandchild that timeout(1) put in a process group of its own, as
+# qemu/run.sh's timeout(1) does QEMU.
 . "$(dirname "$0")/../lib.sh"
 
 tmp=$(mktemp -d)
